@@ -1,0 +1,241 @@
+//! Supervisor <-> pane-worker frames.
+//!
+//! Transport: a Unix stream socketpair made by the supervisor at spawn; the worker inherits one
+//! end (`herdr-pane-worker --ipc-fd N`). Every frame is a little-endian `u32` length followed by
+//! that many bytes of bincode (serde, standard config). File descriptors travel beside frames with
+//! `SCM_RIGHTS`: a frame that carries an fd is written in one `sendmsg` together with its fd, and
+//! the receiver queues every fd it receives in arrival order; a frame whose doc says "an fd travels
+//! with this frame" takes the oldest queued fd.
+//!
+//! Handshake: the supervisor writes [`SupervisorToWorker::Hello`] first; the worker checks
+//! [`IPC_VERSION`] and answers [`WorkerToSupervisor::Hello`] or [`WorkerToSupervisor::Refused`]
+//! and exits. After a successful `Start::Spawn`, the worker sends [`WorkerToSupervisor::Spawned`]
+//! with a dup of the PTY master fd, so the pane's program outlives a worker crash.
+
+use serde::{Deserialize, Serialize};
+
+/// Bumped whenever any type in this module changes shape.
+pub const IPC_VERSION: u32 = 1;
+
+/// Largest frame either side accepts; a bigger length prefix is a protocol violation.
+pub const MAX_FRAME_LEN: usize = 32 * 1024 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SupervisorToWorker {
+    /// First frame on the link. With `Start::Adopt`, the PTY master fd travels with this frame.
+    Hello { version: u32, start: Start },
+    Request { id: u64, body: WorkerRequest },
+    /// The supervisor gave up on request `id` (timeout, client gone); drop it without answering.
+    Cancel { id: u64 },
+    /// Close the pane: hang up the program (SIGHUP, then SIGKILL after a grace period) and exit.
+    Shutdown,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Start {
+    /// Open a new PTY of `cols` x `rows` and start `argv` (None: `$SHELL`, else `/bin/sh`) in
+    /// `cwd` (None: inherit). `env` is applied in order on top of the worker's own environment,
+    /// later entries winning; the supervisor puts the `HERDR_*` variables last.
+    Spawn { argv: Option<Vec<String>>, cwd: Option<String>, env: Vec<(String, String)>, cols: u16, rows: u16 },
+    /// Take over a running program after a worker died: the PTY master fd travels with the
+    /// `Hello` frame; `child_pid` is the program. The worker resizes the PTY (which nudges the
+    /// program to redraw) and carries on.
+    Adopt { child_pid: i32, cols: u16, rows: u16 },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WorkerRequest {
+    Read(ReadSpec),
+    /// Raw bytes to the PTY, as given (no bracketed paste, no Enter).
+    SendText(String),
+    /// Named keys (the public key grammar), encoded for the program's keyboard mode. All keys are
+    /// validated before anything is written; an unknown key answers `invalid_key`.
+    SendKeys(Vec<String>),
+    /// `text` wrapped in bracketed paste iff the program enabled it, then `keys`.
+    SendInput { text: Option<String>, keys: Vec<String> },
+    /// Answer when a line of `read` matches: immediately if it already does, else as new content
+    /// arrives. No timeout on this side: the supervisor sends `Cancel`.
+    WaitOutput { read: ReadSpec, matcher: Matcher },
+    ProcessInfo,
+    Resize { cols: u16, rows: u16 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReadSource {
+    Visible,
+    Recent,
+    RecentUnwrapped,
+    Detection,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReadFormat {
+    Text,
+    Ansi,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadSpec {
+    pub source: ReadSource,
+    /// Already clamped by the supervisor to 1..=1000; None = the source's default.
+    pub lines: Option<u32>,
+    pub format: ReadFormat,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Matcher {
+    Substring(String),
+    /// A Rust `regex` pattern, matched per line. The supervisor validates it before sending.
+    Regex(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadOutput {
+    pub text: String,
+    pub truncated: bool,
+    /// Count of output chunks the terminal has consumed; grows with every PTY read.
+    pub revision: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessInfo {
+    pub shell_pid: Option<u32>,
+    pub foreground_process_group_id: Option<u32>,
+    pub tty: Option<String>,
+    pub foreground_processes: Vec<ForegroundProcess>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForegroundProcess {
+    pub pid: u32,
+    pub name: String,
+    pub argv0: Option<String>,
+    pub argv: Option<Vec<String>>,
+    pub cmdline: Option<String>,
+    pub cwd: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WorkerResponse {
+    Ok,
+    Read(ReadOutput),
+    Matched { matched_line: String, read: ReadOutput },
+    ProcessInfo(ProcessInfo),
+    /// A public API error (`code` is one of the reference's codes, e.g. `invalid_key`).
+    Error { code: String, message: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WorkerToSupervisor {
+    Hello { version: u32, worker_pid: i32 },
+    Refused { reason: String },
+    /// The program started; a dup of the PTY master fd travels with this frame.
+    Spawned { child_pid: i32 },
+    /// The program could not be started (bad cwd, missing executable, ...). The worker exits.
+    SpawnFailed { message: String },
+    Response { id: u64, body: WorkerResponse },
+    Event(WorkerEvent),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WorkerEvent {
+    /// OSC 0/2 title changed (None: cleared).
+    Title(Option<String>),
+    /// OSC 7 working directory reported by the program.
+    Cwd(String),
+    /// The pane's program exited; the worker exits after sending this.
+    /// `code`/`signal` are known only when the worker is the program's parent.
+    Exited { code: Option<i32>, signal: Option<i32> },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    #[error("frame of {0} bytes exceeds the {MAX_FRAME_LEN}-byte limit")]
+    TooLarge(usize),
+    #[error("could not encode frame: {0}")]
+    Encode(#[from] bincode::error::EncodeError),
+    #[error("could not decode frame: {0}")]
+    Decode(#[from] bincode::error::DecodeError),
+}
+
+fn config() -> bincode::config::Configuration {
+    bincode::config::standard()
+}
+
+/// Encodes `msg` as one length-prefixed frame.
+pub fn encode_frame<T: Serialize>(msg: &T) -> Result<Vec<u8>, FrameError> {
+    let mut out = vec![0u8; 4];
+    bincode::serde::encode_into_std_write(msg, &mut out, config())?;
+    let len = out.len() - 4;
+    if len > MAX_FRAME_LEN {
+        return Err(FrameError::TooLarge(len));
+    }
+    let prefix = u32::try_from(len).map_err(|_| FrameError::TooLarge(len))?;
+    out[..4].copy_from_slice(&prefix.to_le_bytes());
+    Ok(out)
+}
+
+/// Accumulates bytes from a stream and yields whole frames.
+#[derive(Debug, Default)]
+pub struct FrameDecoder {
+    buf: Vec<u8>,
+}
+
+impl FrameDecoder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// The next complete frame, if one has arrived.
+    pub fn next_frame<T: for<'de> Deserialize<'de>>(&mut self) -> Result<Option<T>, FrameError> {
+        let Some(prefix) = self.buf.get(..4) else { return Ok(None) };
+        let len = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]) as usize;
+        if len > MAX_FRAME_LEN {
+            return Err(FrameError::TooLarge(len));
+        }
+        if self.buf.len() < 4 + len {
+            return Ok(None);
+        }
+        let (msg, _) = bincode::serde::decode_from_slice(&self.buf[4..4 + len], config())?;
+        self.buf.drain(..4 + len);
+        Ok(Some(msg))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_round_trip_across_split_reads() {
+        let msgs = vec![
+            SupervisorToWorker::Hello {
+                version: IPC_VERSION,
+                start: Start::Spawn { argv: Some(vec!["sh".into()]), cwd: None, env: vec![], cols: 80, rows: 24 },
+            },
+            SupervisorToWorker::Request { id: 7, body: WorkerRequest::SendKeys(vec!["ctrl+c".into()]) },
+            SupervisorToWorker::Shutdown,
+        ];
+        let bytes: Vec<u8> = msgs.iter().flat_map(|m| encode_frame(m).expect("encode")).collect();
+        let mut dec = FrameDecoder::new();
+        let mut got = Vec::new();
+        for chunk in bytes.chunks(3) {
+            dec.push(chunk);
+            while let Some(m) = dec.next_frame::<SupervisorToWorker>().expect("decode") {
+                got.push(m);
+            }
+        }
+        assert_eq!(got, msgs);
+    }
+
+    #[test]
+    fn oversized_length_prefix_is_rejected() {
+        let mut dec = FrameDecoder::new();
+        dec.push(&(u32::MAX).to_le_bytes());
+        assert!(matches!(dec.next_frame::<SupervisorToWorker>(), Err(FrameError::TooLarge(_))));
+    }
+}

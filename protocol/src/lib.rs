@@ -1,0 +1,18 @@
+//! Everything that crosses a socket in herdr, and nothing else.
+//!
+//! - [`ipc`]: frames between the supervisor and its pane-workers (length-prefixed bincode,
+//!   version handshake first, PTY master fds passed beside frames).
+//! - [`api`]: the public JSON API records, results, errors and events (protocol 22).
+//! - [`paths`]: where a session's sockets and state live (shared by server and CLI).
+//!
+//! This crate does no I/O: no sockets, no tokio. Process crates own their edges.
+
+pub mod api;
+pub mod ipc;
+pub mod paths;
+
+/// The public API protocol generation we are wire-compatible with.
+pub const PROTOCOL_VERSION: u32 = 22;
+
+/// The herdr version reported by `ping` and `session.snapshot`.
+pub const HERDR_VERSION: &str = env!("CARGO_PKG_VERSION");

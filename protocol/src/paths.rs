@@ -1,0 +1,1 @@
+//! Where a session's sockets and state live.
