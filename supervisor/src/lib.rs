@@ -1,1 +1,22 @@
-//! placeholder
+//! The herdr supervisor: one per session. Holds the layout model ([`session`]), the event hub, the
+//! public API socket (`herdr.sock`) and the registry of pane-workers. It never parses VT output:
+//! pane reads, waits and input are forwarded to the pane's worker.
+
+pub mod session;
+
+use std::path::PathBuf;
+
+/// Everything `herdr server` resolves before starting a supervisor.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// The JSON API socket (`herdr.sock`).
+    pub api_socket: PathBuf,
+    /// The binary client socket (`herdr-client.sock`); bound by the terminal UI work.
+    pub client_socket: PathBuf,
+    /// `None` for the default session.
+    pub session_name: Option<String>,
+    /// The `herdr-pane-worker` executable.
+    pub worker_exe: PathBuf,
+    /// Injected into panes as `HERDR_BIN_PATH`: the `herdr` executable.
+    pub bin_path: PathBuf,
+}

@@ -1,0 +1,1 @@
+//! The session model (placeholder until the model lands).
