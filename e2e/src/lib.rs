@@ -1,1 +1,24 @@
-//! End-to-end tests and benchmarks of the real herdr binaries (no library code).
+//! The end-to-end harness for herdr: real binaries, real PTYs, a hermetic temp runtime.
+//!
+//! - [`server::TestServer`]: one `herdr server` per test, killed with its whole process tree
+//!   on drop; raw socket requests ([`server::TestServer::request`]) and CLI runs
+//!   ([`server::TestServer::cli`]), every answer schema-checked as it arrives.
+//! - [`schema`]: the protocol-22 JSON Schema check used on every line.
+//! - [`wire`]: raw NDJSON exchanges for transport tests.
+//! - [`wait`]: `wait_until`, the only synchronisation the suites use.
+//! - [`procs`]: `/proc` reading (process trees, worker discovery, RSS).
+//! - [`panes`]: pane-level conveniences built on the public API (markers, counters, reads).
+//!
+//! This crate is test support only: it ships no product code, and the suites live in `tests/`.
+
+pub mod binaries;
+pub mod cli;
+pub mod panes;
+pub mod procs;
+pub mod schema;
+pub mod server;
+pub mod wait;
+pub mod wire;
+
+pub use server::TestServer;
+pub use wait::{PATIENCE, wait_until};

@@ -1,0 +1,118 @@
+//! Pane-level conveniences built on the public API, so the suites read as scenarios.
+//!
+//! The one trap these avoid: a shell echoes the command line it was given, so waiting for a word
+//! that appears in the command would match the echo, not the output. [`Marker`] prints a word
+//! the command line does not contain.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::server::TestServer;
+
+/// The ids `workspace.create` hands back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewWorkspace {
+    pub workspace_id: String,
+    pub tab_id: String,
+    pub pane_id: String,
+}
+
+/// Creates a workspace through the socket and returns its ids.
+pub fn create_workspace(server: &TestServer) -> NewWorkspace {
+    let created = server.call("workspace.create", json!({"label": "e2e"}));
+    assert_eq!(created["type"], "workspace_created", "{created}");
+    NewWorkspace {
+        workspace_id: text(&created["workspace"]["workspace_id"]),
+        tab_id: text(&created["tab"]["tab_id"]),
+        pane_id: text(&created["root_pane"]["pane_id"]),
+    }
+}
+
+/// Splits `pane_id` and returns the new pane's id.
+pub fn split(server: &TestServer, pane_id: &str, direction: &str) -> String {
+    let info = server.call("pane.split", json!({"target_pane_id": pane_id, "direction": direction}));
+    assert_eq!(info["type"], "pane_info", "{info}");
+    text(&info["pane"]["pane_id"])
+}
+
+/// Types `command` and Enter into the pane (what `herdr pane run` does).
+pub fn run(server: &TestServer, pane_id: &str, command: &str) {
+    let ok = server.call("pane.send_input", json!({"pane_id": pane_id, "text": command, "keys": ["Enter"]}));
+    assert_eq!(ok["type"], "ok", "{ok}");
+}
+
+/// `pane.read` text of one source (`visible`, `recent`, `recent_unwrapped`, `detection`).
+pub fn read(server: &TestServer, pane_id: &str, source: &str) -> String {
+    read_result(server, json!({"pane_id": pane_id, "source": source}))["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The whole `PaneReadResult` for `params`.
+pub fn read_result(server: &TestServer, params: Value) -> Value {
+    let result = server.call("pane.read", params);
+    assert_eq!(result["type"], "pane_read", "{result}");
+    result["read"].clone()
+}
+
+/// `pane.wait_for_output` for a substring on `recent`, failing the test on timeout.
+pub fn wait_output(server: &TestServer, pane_id: &str, needle: &str, timeout: Duration) -> Value {
+    let millis = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+    let matched = server.request_with_timeout(
+        "pane.wait_for_output",
+        json!({"pane_id": pane_id, "source": "recent", "match": {"type": "substring", "value": needle},
+               "timeout_ms": millis}),
+        timeout + Duration::from_secs(30),
+    );
+    match matched.get("result") {
+        Some(result) => {
+            assert_eq!(result["type"], "output_matched", "{matched}");
+            result.clone()
+        }
+        None => {
+            let screen = read(server, pane_id, "recent");
+            panic!("waiting for {needle:?} in {pane_id} failed: {matched}\n--- recent ---\n{screen}\n---");
+        }
+    }
+}
+
+/// A word printed by a command whose own text does not contain it.
+#[derive(Debug, Clone)]
+pub struct Marker {
+    pub word: String,
+    pub command: String,
+}
+
+impl Marker {
+    /// A fresh marker `<TAG>-<n>`, unique within the test process.
+    pub fn new(tag: &str) -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(1);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        Self { word: format!("{tag}-{n}"), command: format!("printf '%s-%s\\n' {tag} {n}") }
+    }
+}
+
+/// Runs a marker command in the pane and waits until its output shows: the shell is up and
+/// reading input.
+pub fn settle(server: &TestServer, pane_id: &str) {
+    let marker = Marker::new("READY");
+    run(server, pane_id, &marker.command);
+    wait_output(server, pane_id, &marker.word, crate::PATIENCE);
+}
+
+/// The `shell_pid` from `pane.process_info`.
+pub fn shell_pid(server: &TestServer, pane_id: &str) -> i32 {
+    let info = server.call("pane.process_info", json!({"pane_id": pane_id}));
+    assert_eq!(info["type"], "pane_process_info", "{info}");
+    info["process_info"]["shell_pid"]
+        .as_i64()
+        .and_then(|pid| i32::try_from(pid).ok())
+        .unwrap_or_else(|| panic!("no shell_pid for {pane_id}: {info}"))
+}
+
+fn text(value: &Value) -> String {
+    value.as_str().unwrap_or_else(|| panic!("expected a string, got {value}")).to_owned()
+}

@@ -1,0 +1,339 @@
+//! [`TestServer`]: one hermetic `herdr server` for one test.
+//!
+//! It owns a temp dir holding HOME, the XDG dirs and the API socket (`<tmp>/sock/herdr.sock`,
+//! whose folder the server must create itself), starts `herdr server` in the foreground as a
+//! child in its own process group, waits for `ping`, and on drop kills the whole tree: the
+//! server, its pane-workers, the panes' programs, and anything else that carries this test's
+//! marker in its environment (a detached server, a second server). Nothing here touches the
+//! user's real sockets or config: the child environment is cleared and rebuilt.
+
+use std::fs::{self, File};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread;
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, kill, killpg};
+use nix::unistd::Pid;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+use crate::binaries;
+use crate::cli::{self, CliOutput};
+use crate::procs::{self, ProcInfo};
+use crate::schema;
+use crate::wait::{PATIENCE, wait_until};
+use crate::wire::{self, Reply};
+
+/// The environment variable whose value marks every process started for one test server.
+const MARKER_VAR: &str = "HERDR_E2E_MARKER";
+
+/// How long an ordinary request or CLI call may take before the test fails.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A hermetic herdr server and the means to talk to it.
+#[derive(Debug)]
+pub struct TestServer {
+    root: TempDir,
+    socket: PathBuf,
+    env: Vec<(String, String)>,
+    child: Option<Child>,
+    log: PathBuf,
+    next_id: AtomicUsize,
+    validated: AtomicUsize,
+}
+
+impl TestServer {
+    /// Prepares the temp dirs and environment and starts `herdr server`, waiting for `ping`.
+    pub fn start() -> Self {
+        let mut server = Self::prepare();
+        server.start_server();
+        server
+    }
+
+    /// Prepares the temp dirs and environment without starting anything (for tests that put
+    /// something at the socket path first).
+    pub fn prepare() -> Self {
+        let root = tempfile::Builder::new().prefix("herdr-e2e-").tempdir().expect("create a temp dir");
+        let base = root.path().to_path_buf();
+        for dir in ["home", "config", "runtime", "state", "data", "cache"] {
+            fs::create_dir_all(base.join(dir)).expect("create a hermetic dir");
+        }
+        fs::set_permissions(base.join("runtime"), fs::Permissions::from_mode(0o700))
+            .expect("chmod runtime dir");
+        let socket = base.join("sock").join("herdr.sock");
+        let path_var = format!(
+            "{}:{}",
+            binaries::bin_dir().display(),
+            std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".to_owned())
+        );
+        let dir = |name: &str| base.join(name).display().to_string();
+        let mut env = vec![
+            (MARKER_VAR.to_owned(), base.display().to_string()),
+            ("PATH".to_owned(), path_var),
+            ("HOME".to_owned(), dir("home")),
+            ("XDG_CONFIG_HOME".to_owned(), dir("config")),
+            ("XDG_RUNTIME_DIR".to_owned(), dir("runtime")),
+            ("XDG_STATE_HOME".to_owned(), dir("state")),
+            ("XDG_DATA_HOME".to_owned(), dir("data")),
+            ("XDG_CACHE_HOME".to_owned(), dir("cache")),
+            ("HERDR_SOCKET_PATH".to_owned(), socket.display().to_string()),
+            ("SHELL".to_owned(), "/bin/sh".to_owned()),
+            ("PS1".to_owned(), "e2e$ ".to_owned()),
+            ("LANG".to_owned(), "C.UTF-8".to_owned()),
+            ("LC_ALL".to_owned(), "C.UTF-8".to_owned()),
+            ("TERM".to_owned(), "xterm-256color".to_owned()),
+            ("RUST_BACKTRACE".to_owned(), "1".to_owned()),
+        ];
+        // The worker may link libghostty-vt dynamically from a non-system folder.
+        for inherited in ["LD_LIBRARY_PATH", "HERDR_LOG"] {
+            if let Ok(value) = std::env::var(inherited) {
+                env.push((inherited.to_owned(), value));
+            }
+        }
+        let log = base.join("server.log");
+        Self {
+            root,
+            socket,
+            env,
+            child: None,
+            log,
+            next_id: AtomicUsize::new(1),
+            validated: AtomicUsize::new(0),
+        }
+    }
+
+    /// The temp dir everything lives in.
+    pub fn root(&self) -> &Path {
+        self.root.path()
+    }
+
+    /// The API socket path (`HERDR_SOCKET_PATH`).
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// The environment every process of this test gets.
+    pub fn env(&self) -> &[(String, String)] {
+        &self.env
+    }
+
+    /// A command for `program` with this test's environment only.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut command = Command::new(program);
+        command.env_clear().envs(self.env.iter().map(|(k, v)| (k, v))).current_dir(self.root.path());
+        command
+    }
+
+    /// `herdr server` with this test's environment, in its own process group, logging to `log`.
+    pub fn server_command(&self, log: &Path) -> Command {
+        let mut command = self.command(binaries::binary("herdr"));
+        let out = File::create(log).expect("create the server log");
+        let err = out.try_clone().expect("dup the server log");
+        command.arg("server").stdin(Stdio::null()).stdout(out).stderr(err).process_group(0);
+        command
+    }
+
+    /// Starts the foreground server and waits until it answers `ping`.
+    pub fn start_server(&mut self) {
+        assert!(self.child.is_none(), "the server is already started");
+        let child = self.server_command(&self.log).spawn().expect("start `herdr server`");
+        self.child = Some(child);
+        wait_until("the server to answer ping", PATIENCE, || {
+            if let Some(child) = self.child.as_mut()
+                && let Ok(Some(status)) = child.try_wait()
+            {
+                panic!("`herdr server` exited early with {status}; log:\n{}", self.log_text());
+            }
+            match wire::exchange(
+                &self.socket,
+                b"{\"id\":\"e2e:boot\",\"method\":\"ping\",\"params\":{}}\n",
+                PATIENCE,
+            ) {
+                Ok(Reply::Line(line)) => self.check_line(&line).map(|_| ()).map_err(|e| e.to_string()),
+                Ok(other) => Err(format!("{other:?}")),
+                Err(error) => Err(error.to_string()),
+            }
+        });
+    }
+
+    /// The pid of the foreground server.
+    pub fn server_pid(&self) -> i32 {
+        let child = self.child.as_ref().expect("the server is started");
+        i32::try_from(child.id()).expect("pids fit in i32")
+    }
+
+    /// Whether the foreground server process has exited (reaping it if so).
+    pub fn server_exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.as_mut().and_then(|child| child.try_wait().ok().flatten())
+    }
+
+    /// What the server printed so far.
+    pub fn log_text(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The server and everything below it.
+    pub fn process_tree(&self) -> Vec<ProcInfo> {
+        procs::tree(self.server_pid())
+    }
+
+    /// The live `herdr-pane-worker` processes below the server.
+    pub fn workers(&self) -> Vec<ProcInfo> {
+        self.process_tree()
+            .into_iter()
+            .filter(|p| p.is_program("herdr-pane-worker") && p.state != 'Z')
+            .collect()
+    }
+
+    /// How many lines this server's responses and events have been schema-checked.
+    pub fn validated_count(&self) -> usize {
+        self.validated.load(Ordering::Relaxed)
+    }
+
+    /// Parses and schema-checks one line received from the server.
+    pub fn check_line(&self, line: &str) -> Result<Value, String> {
+        let value: Value =
+            serde_json::from_str(line).map_err(|error| format!("server sent non-JSON ({error}): {line}"))?;
+        schema::assert_valid_line(line, &value);
+        self.validated.fetch_add(1, Ordering::Relaxed);
+        Ok(value)
+    }
+
+    /// Sends raw bytes on a fresh connection; any line that comes back is schema-checked.
+    pub fn raw(&self, bytes: &[u8], timeout: Duration) -> Reply {
+        let reply = wire::exchange(&self.socket, bytes, timeout)
+            .unwrap_or_else(|error| panic!("cannot talk to {}: {error}", self.socket.display()));
+        if let Reply::Line(line) = &reply {
+            self.check_line(line).unwrap_or_else(|error| panic!("{error}"));
+        }
+        reply
+    }
+
+    /// Sends one JSON value as a request line and returns the parsed, schema-checked answer.
+    pub fn request_value(&self, request: &Value, timeout: Duration) -> Value {
+        let mut line = request.to_string();
+        line.push('\n');
+        match self.raw(line.as_bytes(), timeout) {
+            Reply::Line(text) => self.check_line(&text).unwrap_or_else(|error| panic!("{error}")),
+            other => panic!("no answer to {request}: {other:?}\nserver log:\n{}", self.log_tail()),
+        }
+    }
+
+    /// Sends `{"id", "method", "params"}` (checked against the request schema first) and returns
+    /// the whole answer envelope. The answer must echo our id unless it is a parse failure.
+    pub fn request_with_timeout(&self, method: &str, params: Value, timeout: Duration) -> Value {
+        let id = format!("e2e:{}", self.next_id.fetch_add(1, Ordering::Relaxed));
+        let request = json!({"id": id, "method": method, "params": params});
+        if let Err(violation) = schema::validate_request(&request) {
+            panic!("the test built a request the schema rejects: {violation}\n  request: {request}");
+        }
+        let answer = self.request_value(&request, timeout);
+        let echoed = answer["id"].as_str().unwrap_or_default();
+        let parse_failure = answer["error"]["code"] == "invalid_request" && echoed.is_empty();
+        assert!(echoed == id || parse_failure, "answer to {request} does not echo the id: {answer}");
+        answer
+    }
+
+    /// [`Self::request_with_timeout`] with [`REQUEST_TIMEOUT`].
+    pub fn request(&self, method: &str, params: Value) -> Value {
+        self.request_with_timeout(method, params, REQUEST_TIMEOUT)
+    }
+
+    /// A request that must succeed; returns its `result`.
+    pub fn call(&self, method: &str, params: Value) -> Value {
+        let answer = self.request(method, params.clone());
+        match answer.get("result") {
+            Some(result) => result.clone(),
+            None => panic!("{method} {params} failed: {answer}"),
+        }
+    }
+
+    /// A request that must fail; returns `(code, message)`.
+    pub fn call_error(&self, method: &str, params: Value) -> (String, String) {
+        let answer = self.request(method, params.clone());
+        let error = answer.get("error").unwrap_or_else(|| panic!("{method} {params} should fail: {answer}"));
+        (
+            error["code"].as_str().unwrap_or_default().to_owned(),
+            error["message"].as_str().unwrap_or_default().to_owned(),
+        )
+    }
+
+    /// Asserts the server is still up and answering.
+    pub fn assert_alive(&self) {
+        let pong = self.call("ping", json!({}));
+        assert_eq!(pong["type"], "pong", "ping answered {pong}");
+    }
+
+    /// Runs `herdr ARGS…` with this test's environment and a deadline.
+    pub fn cli(&self, args: &[&str]) -> CliOutput {
+        let output = cli::run(self.command(binaries::binary("herdr")), args, REQUEST_TIMEOUT);
+        for text in [&output.stdout, &output.stderr] {
+            if cli::envelope(text).is_some() {
+                self.validated.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        output
+    }
+
+    fn log_tail(&self) -> String {
+        let text = self.log_text();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(80)..].join("\n")
+    }
+
+    /// Every process that belongs to this test: the server's tree plus anything carrying the
+    /// marker (a detached or second server started from this environment, and their trees).
+    fn owned_processes(&self) -> Vec<i32> {
+        let marker = format!("{MARKER_VAR}={}", self.root.path().display());
+        let me = i32::try_from(std::process::id()).expect("pids fit in i32");
+        let mut pids: Vec<i32> = self
+            .child
+            .as_ref()
+            .map(|_| self.process_tree())
+            .unwrap_or_default()
+            .iter()
+            .map(|p| p.pid)
+            .collect();
+        for process in procs::all() {
+            if process.pid != me && procs::environ_has(process.pid, &marker) {
+                pids.extend(procs::tree(process.pid).iter().map(|p| p.pid));
+            }
+        }
+        pids.sort_unstable();
+        pids.dedup();
+        pids.retain(|&pid| pid != me);
+        pids
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if thread::panicking() {
+            eprintln!("--- herdr server log ({}) ---\n{}\n--- end ---", self.log.display(), self.log_tail());
+        }
+        // Freeze first so nothing forks or respawns between listing and killing, then list again.
+        let first = self.owned_processes();
+        for &pid in &first {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGSTOP);
+        }
+        let mut all = self.owned_processes();
+        all.extend(first);
+        all.sort_unstable();
+        all.dedup();
+        if let Some(child) = self.child.as_ref()
+            && let Ok(pid) = i32::try_from(child.id())
+        {
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+        for &pid in &all {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+        if let Some(mut child) = self.child.take() {
+            let _ = child.wait();
+        }
+    }
+}
