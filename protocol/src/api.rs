@@ -1,1 +1,29 @@
-//! Public API (protocol 22) records, results, errors and events. Filled in by the session model work.
+//! Public API (protocol 22): the records, results, errors and events that travel over `herdr.sock`
+//! as JSON. Shapes follow `schema/herdr-api-p22.schema.json` (the oracle): field names, which
+//! fields are optional (omitted when absent), and field order (the reference's order, with the
+//! result/event `type` tag first).
+//!
+//! This module is wire types only: no state, no I/O. The session model builds these records; the
+//! supervisor's transport writes them.
+
+mod error;
+mod events;
+mod records;
+mod results;
+
+pub use error::ApiError;
+pub use events::Event;
+pub use records::{
+    AgentInfo, AgentSessionInfo, AgentSessionRefKind, AgentStatus, LayoutDescription, LayoutNode,
+    PaneDirection, PaneInfo, PaneLayoutPane, PaneLayoutRect, PaneLayoutSnapshot, PaneLayoutSplit,
+    PaneProcessInfo, PaneProcessInfoProcess, PaneReadResult, PaneScrollInfo, ReadFormat, ReadSource,
+    SessionSnapshot, SplitDirection, TabInfo, WorkspaceInfo, WorkspaceWorktreeInfo,
+};
+pub use results::{
+    ApiResult, PaneEdgesResult, PaneFocusDirectionReason, PaneFocusDirectionResult, PaneMoveReason,
+    PaneMoveResult, PaneNeighborResult, PaneResizeReason, PaneResizeResult, PaneSwapReason, PaneSwapResult,
+    PaneZoomReason, PaneZoomResult, ServerCapabilities,
+};
+
+#[cfg(test)]
+mod tests;

@@ -10,6 +10,8 @@
 pub mod api;
 pub mod ipc;
 pub mod paths;
+#[cfg(any(test, feature = "schema-check"))]
+pub mod schema_check;
 
 /// The public API protocol generation we are wire-compatible with.
 pub const PROTOCOL_VERSION: u32 = 22;

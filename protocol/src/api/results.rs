@@ -1,0 +1,244 @@
+//! The `result` of a success response: an internally tagged enum (`"type"` first, then fields in
+//! reference order), plus the nested results of the layout/navigation methods.
+
+use serde::{Deserialize, Serialize};
+
+use super::records::{
+    AgentInfo, LayoutDescription, PaneDirection, PaneInfo, PaneLayoutSnapshot, PaneProcessInfo,
+    PaneReadResult, SessionSnapshot, TabInfo, WorkspaceInfo,
+};
+
+/// `pong.capabilities`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerCapabilities {
+    pub live_handoff: bool,
+    #[serde(default)]
+    pub detached_server_daemon: bool,
+    #[serde(default)]
+    pub endpoint_protocol_generation: Option<u32>,
+    #[serde(default)]
+    pub health_check: bool,
+    #[serde(default)]
+    pub surface_interest: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneNeighborResult {
+    pub pane_id: String,
+    pub direction: PaneDirection,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neighbor_pane_id: Option<String>,
+    pub layout: PaneLayoutSnapshot,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneEdgesResult {
+    pub pane_id: String,
+    pub left: bool,
+    pub right: bool,
+    pub up: bool,
+    pub down: bool,
+    pub layout: PaneLayoutSnapshot,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaneFocusDirectionReason {
+    NoNeighbor,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneFocusDirectionResult {
+    pub changed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<PaneFocusDirectionReason>,
+    pub source_pane_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focused_pane_id: Option<String>,
+    pub layout: PaneLayoutSnapshot,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaneResizeReason {
+    Unchanged,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneResizeResult {
+    pub changed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<PaneResizeReason>,
+    pub pane_id: String,
+    pub focused_pane_id: String,
+    pub layout: PaneLayoutSnapshot,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaneSwapReason {
+    NoNeighbor,
+    SamePane,
+    NotFound,
+    CrossTab,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneSwapResult {
+    pub changed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<PaneSwapReason>,
+    pub source_pane_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_pane_id: Option<String>,
+    pub focused_pane_id: String,
+    pub layout: PaneLayoutSnapshot,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaneZoomReason {
+    SinglePane,
+    AlreadyZoomed,
+    AlreadyUnzoomed,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneZoomResult {
+    pub changed: bool,
+    pub zoom_changed: bool,
+    pub focus_changed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<PaneZoomReason>,
+    pub pane_id: String,
+    pub focused_pane_id: String,
+    pub zoomed: bool,
+    pub layout: PaneLayoutSnapshot,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaneMoveReason {
+    SameTab,
+    ZoomedTab,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneMoveResult {
+    pub changed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<PaneMoveReason>,
+    pub previous_pane_id: String,
+    pub previous_workspace_id: String,
+    pub previous_tab_id: String,
+    pub pane: PaneInfo,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_layout: Option<PaneLayoutSnapshot>,
+    pub target_layout: PaneLayoutSnapshot,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_workspace: Option<WorkspaceInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_tab: Option<TabInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_workspace_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_tab_id: Option<String>,
+    pub focused_pane_id: String,
+}
+
+/// A success response's `result`. Large payloads are boxed so the enum stays small to move.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ApiResult {
+    Pong {
+        version: String,
+        protocol: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        capabilities: Option<ServerCapabilities>,
+    },
+    Ok,
+    SessionSnapshot {
+        snapshot: Box<SessionSnapshot>,
+    },
+    WorkspaceInfo {
+        workspace: Box<WorkspaceInfo>,
+    },
+    WorkspaceCreated {
+        workspace: Box<WorkspaceInfo>,
+        tab: Box<TabInfo>,
+        root_pane: Box<PaneInfo>,
+    },
+    WorkspaceList {
+        workspaces: Vec<WorkspaceInfo>,
+    },
+    TabInfo {
+        tab: Box<TabInfo>,
+    },
+    TabCreated {
+        tab: Box<TabInfo>,
+        root_pane: Box<PaneInfo>,
+    },
+    TabList {
+        tabs: Vec<TabInfo>,
+    },
+    AgentInfo {
+        agent: Box<AgentInfo>,
+    },
+    AgentList {
+        agents: Vec<AgentInfo>,
+    },
+    PaneInfo {
+        pane: Box<PaneInfo>,
+    },
+    PaneList {
+        panes: Vec<PaneInfo>,
+    },
+    PaneCurrent {
+        pane: Box<PaneInfo>,
+    },
+    PaneSwap {
+        swap: Box<PaneSwapResult>,
+    },
+    PaneMove {
+        move_result: Box<PaneMoveResult>,
+    },
+    PaneZoom {
+        zoom: Box<PaneZoomResult>,
+    },
+    PaneLayout {
+        layout: Box<PaneLayoutSnapshot>,
+    },
+    PaneProcessInfo {
+        process_info: Box<PaneProcessInfo>,
+    },
+    LayoutExport {
+        layout: Box<LayoutDescription>,
+    },
+    PaneNeighbor {
+        neighbor: Box<PaneNeighborResult>,
+    },
+    PaneEdges {
+        edges: Box<PaneEdgesResult>,
+    },
+    PaneFocusDirection {
+        focus: Box<PaneFocusDirectionResult>,
+    },
+    PaneResize {
+        resize: Box<PaneResizeResult>,
+    },
+    PaneRead {
+        read: Box<PaneReadResult>,
+    },
+    SubscriptionStarted,
+    /// `event` is an event envelope as built by [`super::Event::to_wire`].
+    WaitMatched {
+        event: serde_json::Value,
+    },
+    OutputMatched {
+        pane_id: String,
+        revision: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        matched_line: Option<String>,
+        read: Box<PaneReadResult>,
+    },
+}
