@@ -1,20 +1,17 @@
 //! Checks every line herdr sends against the protocol-22 JSON Schema
 //! (`protocol/schema/herdr-api-p22.schema.json`).
 //!
-//! The schema document bundles five schemas under `schemas` (request, success_response,
-//! error_response, event, subscription_event) whose `$ref`s point into the whole document
-//! (`#/schemas/success_response/$defs/X`). So each validator is compiled from a copy of the whole
-//! document with a root `$ref` to the one sub-schema it checks.
+//! The validators themselves are `herdr_protocol::schema_check` (feature `schema-check`); this
+//! module decides which schema a received line must satisfy (success, error, lifecycle event,
+//! subscription event) and turns violations into test failures that show the raw line.
 //!
 //! This module does not decide whether a response is the *right* answer to a request; it only
 //! says whether the line is a well-formed protocol-22 message.
 
 use std::fmt;
-use std::sync::OnceLock;
 
+use herdr_protocol::schema_check::{self, SchemaKind};
 use serde_json::Value;
-
-const SCHEMA_TEXT: &str = include_str!("../../protocol/schema/herdr-api-p22.schema.json");
 
 /// Which of the schema's message shapes a line was validated as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,12 +27,12 @@ pub enum LineKind {
 }
 
 impl LineKind {
-    fn schema_name(self) -> &'static str {
+    fn schema(self) -> SchemaKind {
         match self {
-            LineKind::Success => "success_response",
-            LineKind::Error => "error_response",
-            LineKind::Event => "event",
-            LineKind::SubscriptionEvent => "subscription_event",
+            LineKind::Success => SchemaKind::SuccessResponse,
+            LineKind::Error => SchemaKind::ErrorResponse,
+            LineKind::Event => SchemaKind::Event,
+            LineKind::SubscriptionEvent => SchemaKind::SubscriptionEvent,
         }
     }
 }
@@ -43,60 +40,22 @@ impl LineKind {
 /// A line that is not a valid protocol-22 message, with every violation the validator found.
 #[derive(Debug, Clone)]
 pub struct SchemaViolation {
-    pub kind: Option<LineKind>,
+    pub kind: Option<SchemaKind>,
     pub problems: Vec<String>,
 }
 
 impl fmt::Display for SchemaViolation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind {
-            Some(kind) => write!(f, "not a valid {}: ", kind.schema_name())?,
+            Some(kind) => write!(f, "not a valid {}: ", kind.name())?,
             None => write!(f, "not a protocol message: ")?,
         }
         write!(f, "{}", self.problems.join("; "))
     }
 }
 
-struct Validators {
-    success: jsonschema::Validator,
-    error: jsonschema::Validator,
-    event: jsonschema::Validator,
-    subscription_event: jsonschema::Validator,
-    request: jsonschema::Validator,
-}
-
-fn validators() -> &'static Validators {
-    static VALIDATORS: OnceLock<Validators> = OnceLock::new();
-    VALIDATORS.get_or_init(|| {
-        let document: Value =
-            serde_json::from_str(SCHEMA_TEXT).expect("the bundled protocol-22 schema is valid JSON");
-        Validators {
-            success: compile(&document, "success_response"),
-            error: compile(&document, "error_response"),
-            event: compile(&document, "event"),
-            subscription_event: compile(&document, "subscription_event"),
-            request: compile(&document, "request"),
-        }
-    })
-}
-
-fn compile(document: &Value, schema: &str) -> jsonschema::Validator {
-    let mut root = document.clone();
-    if let Value::Object(map) = &mut root {
-        map.insert("$ref".to_owned(), Value::String(format!("#/schemas/{schema}")));
-    }
-    jsonschema::draft202012::new(&root)
-        .unwrap_or_else(|error| panic!("the protocol-22 schema `{schema}` does not compile: {error}"))
-}
-
-fn check(
-    validator: &jsonschema::Validator,
-    kind: LineKind,
-    value: &Value,
-) -> Result<LineKind, SchemaViolation> {
-    let problems: Vec<String> =
-        validator.iter_errors(value).map(|error| format!("at {}: {}", error.instance_path, error)).collect();
-    if problems.is_empty() { Ok(kind) } else { Err(SchemaViolation { kind: Some(kind), problems }) }
+fn check(kind: SchemaKind, value: &Value) -> Result<(), SchemaViolation> {
+    schema_check::validate(kind, value).map_err(|problems| SchemaViolation { kind: Some(kind), problems })
 }
 
 /// Classifies a line by its top-level keys and validates it against the matching schema.
@@ -107,24 +66,24 @@ pub fn validate_line(value: &Value) -> Result<LineKind, SchemaViolation> {
             problems: vec!["a line must be a JSON object".to_owned()],
         });
     };
-    let validators = validators();
-    if object.contains_key("error") {
-        check(&validators.error, LineKind::Error, value)
+    let kind = if object.contains_key("error") {
+        LineKind::Error
     } else if object.contains_key("result") {
-        check(&validators.success, LineKind::Success, value)
+        LineKind::Success
     } else if let Some(event) = object.get("event") {
         // Parameterised subscription events use dotted names, lifecycle events underscored ones.
         if event.as_str().is_some_and(|name| name.contains('.')) {
-            check(&validators.subscription_event, LineKind::SubscriptionEvent, value)
+            LineKind::SubscriptionEvent
         } else {
-            check(&validators.event, LineKind::Event, value)
+            LineKind::Event
         }
     } else {
-        Err(SchemaViolation {
+        return Err(SchemaViolation {
             kind: None,
             problems: vec!["a line needs `result`, `error` or `event` at the top level".to_owned()],
-        })
-    }
+        });
+    };
+    check(kind.schema(), value).map(|()| kind)
 }
 
 /// Validates a line and panics with the raw text and every violation if it is not valid.
@@ -133,29 +92,15 @@ pub fn assert_valid_line(raw: &str, value: &Value) -> LineKind {
     validate_line(value).unwrap_or_else(|violation| panic!("schema violation: {violation}\n  line: {raw}"))
 }
 
-/// Whether a request we are about to send is a valid protocol-22 request (used to keep the
-/// tour honest: it must send what real clients send).
+/// Whether a request we are about to send is a valid protocol-22 request (keeps the tour
+/// honest: it must send what real clients send).
 pub fn validate_request(value: &Value) -> Result<(), SchemaViolation> {
-    check(&validators().request, LineKind::Success, value).map(|_| ()).map_err(|mut violation| {
-        violation.kind = None;
-        violation.problems.insert(0, "invalid request".to_owned());
-        violation
-    })
+    check(SchemaKind::Request, value)
 }
 
 /// Every method name the protocol-22 request schema lists, in schema order.
 pub fn request_methods() -> Vec<String> {
-    let document: Value =
-        serde_json::from_str(SCHEMA_TEXT).expect("the bundled protocol-22 schema is valid JSON");
-    document["schemas"]["request"]["oneOf"]
-        .as_array()
-        .map(|variants| {
-            variants
-                .iter()
-                .filter_map(|variant| variant["properties"]["method"]["const"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
+    schema_check::request_methods()
 }
 
 #[cfg(test)]
