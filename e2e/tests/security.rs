@@ -51,25 +51,3 @@ fn a_stale_socket_file_is_replaced() {
     server.assert_alive();
     assert_eq!(mode(&socket), 0o600);
 }
-
-#[test]
-fn server_stop_ends_the_server_and_removes_its_socket() {
-    let mut server = TestServer::start();
-    let stop = server.cli(&["server", "stop"]);
-    assert!(stop.status.success(), "{stop:?}");
-    wait_until("the server process to exit", PATIENCE, || {
-        server.server_exited().map(|_| ()).ok_or_else(|| "still running".to_owned())
-    });
-    assert!(!server.socket().exists(), "a clean shutdown removes the socket it owns");
-    let (code, message) = server.cli(&["pane", "list"]).error();
-    assert_eq!(code, "server_not_running", "{message}");
-}
-
-#[test]
-fn clients_fail_cleanly_when_no_server_runs() {
-    let server = TestServer::prepare();
-    let output = server.cli(&["workspace", "list"]);
-    let (code, message) = output.error();
-    assert_eq!(code, "server_not_running");
-    assert!(message.contains(&server.socket().display().to_string()), "{message}");
-}
