@@ -1,0 +1,389 @@
+//! The pane's terminal: the only module that touches libghostty-vt. It consumes PTY output,
+//! collects what the terminal wants written back (DSR/DA replies), reports title and OSC 7 cwd
+//! changes, renders each read source as text, and encodes keys for the program's keyboard mode.
+//!
+//! Not here: which rows a source covers and how `lines` cuts text (`reads`), the key grammar
+//! (`keys`), any I/O. All libghostty-vt handles are `!Send`; an `Engine` lives on one thread.
+
+use std::{cell::RefCell, rc::Rc};
+
+use herdr_protocol::ipc::{ReadFormat, ReadOutput, ReadSource, ReadSpec};
+use libghostty_vt::{
+    Terminal, TerminalOptions,
+    fmt::{Format, Formatter, FormatterOptions},
+    key::{Action, Encoder, Event, Key, Mods},
+    selection::Selection,
+    terminal::{
+        ConformanceLevel, DeviceAttributeFeature, DeviceAttributes, DeviceType, Mode, ModeKind, Point,
+        PointCoordinate, PrimaryDeviceAttributes, SecondaryDeviceAttributes, TertiaryDeviceAttributes,
+    },
+};
+
+use crate::{
+    keys::{KeyCombo, KeyName},
+    reads::{self, RowRange},
+};
+
+/// Scrollback budget in bytes (ghostty limits history by memory, not lines; upstream herdr's
+/// `advanced.scrollback_limit_bytes` default).
+pub const SCROLLBACK_LIMIT_BYTES: usize = 10_000_000;
+
+/// Grapheme clustering (DEC 2027): upstream herdr patches ghostty to default it on and keep it on
+/// across RIS; the stock library has it off, so we set it ourselves.
+const GRAPHEME_CLUSTER: Mode = Mode::new(2027, ModeKind::Dec);
+
+/// What DA1/DA2/DA3 queries are answered with: a VT220-class colour terminal, as ghostty reports.
+const DEVICE_ATTRIBUTES: DeviceAttributes = DeviceAttributes {
+    primary: PrimaryDeviceAttributes::new(ConformanceLevel::LEVEL_2, &[DeviceAttributeFeature::ANSI_COLOR]),
+    secondary: SecondaryDeviceAttributes {
+        device_type: DeviceType::VT220,
+        firmware_version: 10,
+        rom_cartridge: 0,
+    },
+    tertiary: TertiaryDeviceAttributes { unit_id: 0 },
+};
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("terminal: {0}")]
+    Vt(#[from] libghostty_vt::Error),
+    #[error("terminal size {cols}x{rows} is not usable")]
+    BadSize { cols: u16, rows: u16 },
+}
+
+/// A change the program announced through an escape sequence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EngineEvent {
+    /// OSC 0/2 title; `None` when it was cleared.
+    Title(Option<String>),
+    /// OSC 7 working directory.
+    Cwd(String),
+}
+
+/// State the terminal's callbacks write into during `vt_write`.
+#[derive(Debug, Default)]
+struct Effects {
+    replies: RefCell<Vec<u8>>,
+    title_changed: RefCell<bool>,
+    pwd_changed: RefCell<bool>,
+}
+
+pub struct Engine {
+    term: Terminal<'static, 'static>,
+    encoder: Encoder<'static>,
+    event: Event<'static>,
+    effects: Rc<Effects>,
+    last_title: Option<String>,
+    last_pwd: Option<String>,
+    /// The previous chunk ended in ESC, so a chunk starting with `c` completes a RIS.
+    pending_esc: bool,
+    revision: u64,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").field("revision", &self.revision).finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    pub fn new(cols: u16, rows: u16) -> Result<Self, EngineError> {
+        if cols == 0 || rows == 0 {
+            return Err(EngineError::BadSize { cols, rows });
+        }
+        let mut term = Terminal::new(TerminalOptions { cols, rows, max_scrollback: SCROLLBACK_LIMIT_BYTES })?;
+        let effects = Rc::new(Effects::default());
+        let replies = Rc::clone(&effects);
+        let titles = Rc::clone(&effects);
+        let pwds = Rc::clone(&effects);
+        term.on_pty_write(move |_, data| replies.replies.borrow_mut().extend_from_slice(data))?
+            .on_title_changed(move |_| *titles.title_changed.borrow_mut() = true)?
+            .on_pwd_changed(move |_| *pwds.pwd_changed.borrow_mut() = true)?
+            .on_device_attributes(|_| Some(DEVICE_ATTRIBUTES))?;
+        term.set_mode(GRAPHEME_CLUSTER, true)?;
+        Ok(Self {
+            term,
+            encoder: Encoder::new()?,
+            event: Event::new()?,
+            effects,
+            last_title: None,
+            last_pwd: None,
+            pending_esc: false,
+            revision: 0,
+        })
+    }
+
+    /// Consumes one chunk of PTY output.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        self.term.vt_write(bytes);
+        self.revision += 1;
+        let resets = (self.pending_esc && bytes[0] == b'c') || bytes.windows(2).any(|w| w == b"\x1bc");
+        self.pending_esc = bytes.last() == Some(&0x1b);
+        if resets {
+            // RIS restored ghostty's default (2027 off); put ours back. Failure only loses
+            // grapheme clustering, never output, so it is not worth failing the feed.
+            if let Err(err) = self.term.set_mode(GRAPHEME_CLUSTER, true) {
+                log::warn!("could not re-enable grapheme clustering after RIS: {err}");
+            }
+        }
+    }
+
+    /// Bytes the terminal wants written to the program (query replies), oldest first.
+    pub fn take_replies(&mut self) -> Vec<u8> {
+        std::mem::take(&mut *self.effects.replies.borrow_mut())
+    }
+
+    /// Title and cwd changes since the last call; repeats of the same value are not reported.
+    pub fn take_events(&mut self) -> Vec<EngineEvent> {
+        let mut events = Vec::new();
+        if std::mem::take(&mut *self.effects.title_changed.borrow_mut()) {
+            let title = self.term.title().ok().filter(|t| !t.is_empty()).map(str::to_string);
+            if title != self.last_title {
+                self.last_title.clone_from(&title);
+                events.push(EngineEvent::Title(title));
+            }
+        }
+        if std::mem::take(&mut *self.effects.pwd_changed.borrow_mut()) {
+            let pwd = self.term.pwd().ok().filter(|p| !p.is_empty()).map(str::to_string);
+            if let Some(pwd) = pwd
+                && Some(&pwd) != self.last_pwd.as_ref()
+            {
+                self.last_pwd = Some(pwd.clone());
+                events.push(EngineEvent::Cwd(pwd));
+            }
+        }
+        events
+    }
+
+    /// Chunks of output consumed so far.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    pub fn size(&self) -> Result<(u16, u16), EngineError> {
+        Ok((self.term.cols()?, self.term.rows()?))
+    }
+
+    pub fn resize(&mut self, cols: u16, rows: u16) -> Result<(), EngineError> {
+        if cols == 0 || rows == 0 {
+            return Err(EngineError::BadSize { cols, rows });
+        }
+        // Pixel sizes only matter for image protocols and pixel size reports; a nominal cell
+        // keeps those answers sane.
+        self.term.resize(cols, rows, 8, 16)?;
+        Ok(())
+    }
+
+    /// Whether the program asked for bracketed paste (DEC 2004).
+    pub fn bracketed_paste(&self) -> Result<bool, EngineError> {
+        Ok(self.term.mode(Mode::BRACKETED_PASTE)?)
+    }
+
+    /// Renders one read source.
+    pub fn read(&self, spec: &ReadSpec) -> Result<ReadOutput, EngineError> {
+        let revision = self.revision;
+        let (text, truncated) = match spec.source {
+            ReadSource::Visible => self.read_screen(spec.format, spec.lines)?,
+            ReadSource::Detection => self.read_screen(ReadFormat::Text, spec.lines)?,
+            ReadSource::Recent => self.read_recent(spec.format, spec.lines, false)?,
+            ReadSource::RecentUnwrapped => self.read_recent(spec.format, spec.lines, true)?,
+        };
+        Ok(ReadOutput { text, truncated, revision })
+    }
+
+    /// The live screen (the worker never scrolls its viewport, so viewport = active area) from its
+    /// top to its last row with content; `lines` keeps the last N lines of that.
+    fn read_screen(&self, format: ReadFormat, lines: Option<u32>) -> Result<(String, bool), EngineError> {
+        let top = self.active_top()?;
+        let rows = u32::from(self.term.rows()?);
+        let text = self.format_rows(RowRange { first: top, last: top + rows - 1 }, format, false)?;
+        Ok(match lines {
+            Some(n) => reads::last_lines(&text, n),
+            None => (text, false),
+        })
+    }
+
+    fn read_recent(
+        &self,
+        format: ReadFormat,
+        lines: Option<u32>,
+        unwrap: bool,
+    ) -> Result<(String, bool), EngineError> {
+        let Some((range, truncated)) = reads::recent_window(self.content_last_row()?, lines) else {
+            return Ok((String::new(), false));
+        };
+        Ok((self.format_rows(range, format, unwrap)?, truncated))
+    }
+
+    /// Screen-coordinate row of the active area's first row.
+    fn active_top(&self) -> Result<u32, EngineError> {
+        let total = self.term.total_rows()?;
+        let rows = usize::from(self.term.rows()?);
+        Ok(u32::try_from(total.saturating_sub(rows)).unwrap_or(u32::MAX))
+    }
+
+    /// The last row (screen coordinates) that shows anything: the live screen's last non-blank
+    /// row, or the newest history row when the screen is blank (e.g. right after a clear).
+    fn content_last_row(&self) -> Result<Option<u32>, EngineError> {
+        let top = self.active_top()?;
+        let rows = u32::from(self.term.rows()?);
+        let screen =
+            self.format_rows(RowRange { first: top, last: top + rows - 1 }, ReadFormat::Text, false)?;
+        if screen.is_empty() {
+            return Ok(top.checked_sub(1));
+        }
+        // Plain, wrap-preserving output is one line per row, with trailing blank rows dropped.
+        let shown = u32::try_from(screen.split('\n').count()).unwrap_or(rows);
+        Ok(Some(top + shown.min(rows) - 1))
+    }
+
+    /// Formats an inclusive row range of the active screen, trailing blank lines removed.
+    fn format_rows(&self, range: RowRange, format: ReadFormat, unwrap: bool) -> Result<String, EngineError> {
+        let cols = self.term.cols()?;
+        let start = self.term.grid_ref(Point::Screen(PointCoordinate { x: 0, y: range.first }))?;
+        let end = self.term.grid_ref(Point::Screen(PointCoordinate { x: cols - 1, y: range.last }))?;
+        let selection = Selection::new(start, end, false);
+        let emit = match format {
+            ReadFormat::Text => Format::Plain,
+            ReadFormat::Ansi => Format::Vt,
+        };
+        let options = FormatterOptions::new()
+            .with_format(emit)
+            .with_unwrap(unwrap)
+            .with_trim(true)
+            .with_selection(&selection);
+        let bytes = Formatter::new(&self.term, options)?.format_alloc(None)?;
+        Ok(reads::tidy_formatted(&String::from_utf8_lossy(&bytes), format == ReadFormat::Ansi))
+    }
+
+    /// Encodes key presses for the program's current keyboard mode (DECCKM, keypad mode,
+    /// modifyOtherKeys, kitty keyboard flags), concatenated in order.
+    pub fn encode_keys(&mut self, keys: &[KeyCombo]) -> Result<Vec<u8>, EngineError> {
+        self.encoder.set_options_from_terminal(&self.term);
+        let mut out = Vec::new();
+        for combo in keys {
+            describe_press(&mut self.event, combo);
+            // `encode_to_vec` in libghostty-vt 0.2.2 under-reserves when the Vec already holds
+            // bytes, so each press is encoded into its own buffer.
+            let mut buf = [0u8; 64];
+            match self.encoder.encode(&self.event, &mut buf) {
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Err(libghostty_vt::Error::OutOfSpace { required }) => {
+                    let mut big = vec![0u8; required];
+                    let n = self.encoder.encode(&self.event, &mut big)?;
+                    out.extend_from_slice(&big[..n]);
+                }
+                Err(err) => return Err(err.into()),
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Fills `event` with a press of `combo` as a US-layout keyboard would produce it: the physical
+/// key, the text it types, and which modifiers that text already consumed (shift for `A` or `:`).
+fn describe_press(event: &mut Event<'static>, combo: &KeyCombo) {
+    let mut mods = Mods::empty();
+    mods.set(Mods::CTRL, combo.mods.ctrl);
+    mods.set(Mods::SHIFT, combo.mods.shift);
+    mods.set(Mods::ALT, combo.mods.alt);
+    mods.set(Mods::SUPER, combo.mods.super_key);
+    let (key, text, unshifted, consumed) = match combo.key {
+        KeyName::Char(c) => {
+            let (key, unshifted, needs_shift) = us_layout(c).unwrap_or((Key::Unidentified, c, false));
+            if needs_shift {
+                mods |= Mods::SHIFT;
+            }
+            let consumed = if needs_shift { Mods::SHIFT } else { Mods::empty() };
+            (key, Some(c.to_string()), Some(unshifted), consumed)
+        }
+        named => (named_key(named), None, None, Mods::empty()),
+    };
+    event
+        .set_action(Action::Press)
+        .set_key(key)
+        .set_mods(mods)
+        .set_consumed_mods(consumed)
+        .set_composing(false)
+        .set_utf8(text)
+        .set_unshifted_codepoint(unshifted.unwrap_or('\0'));
+}
+
+fn named_key(name: KeyName) -> Key {
+    match name {
+        KeyName::Enter => Key::Enter,
+        KeyName::Escape => Key::Escape,
+        KeyName::Tab => Key::Tab,
+        KeyName::Backspace => Key::Backspace,
+        KeyName::Left => Key::ArrowLeft,
+        KeyName::Right => Key::ArrowRight,
+        KeyName::Up => Key::ArrowUp,
+        KeyName::Down => Key::ArrowDown,
+        KeyName::Function(n) => Key::try_from(Key::F1 as u32 + u32::from(n) - 1).unwrap_or(Key::Unidentified),
+        KeyName::Char(_) => Key::Unidentified,
+    }
+}
+
+/// The physical key (US layout) that types `c`, its unshifted character, and whether shift is
+/// needed. `None` for characters no US key types directly.
+fn us_layout(c: char) -> Option<(Key, char, bool)> {
+    if c.is_ascii_alphabetic() {
+        let lower = c.to_ascii_lowercase();
+        let key = Key::try_from(Key::A as u32 + u32::from(lower as u8 - b'a')).ok()?;
+        return Some((key, lower, c.is_ascii_uppercase()));
+    }
+    if c.is_ascii_digit() {
+        let key = Key::try_from(Key::Digit0 as u32 + u32::from(c as u8 - b'0')).ok()?;
+        return Some((key, c, false));
+    }
+    const UNSHIFTED: &[(char, Key)] = &[
+        (' ', Key::Space),
+        ('-', Key::Minus),
+        ('=', Key::Equal),
+        ('[', Key::BracketLeft),
+        (']', Key::BracketRight),
+        ('\\', Key::Backslash),
+        (';', Key::Semicolon),
+        ('\'', Key::Quote),
+        (',', Key::Comma),
+        ('.', Key::Period),
+        ('/', Key::Slash),
+        ('`', Key::Backquote),
+    ];
+    const SHIFTED: &[(char, char)] = &[
+        ('!', '1'),
+        ('@', '2'),
+        ('#', '3'),
+        ('$', '4'),
+        ('%', '5'),
+        ('^', '6'),
+        ('&', '7'),
+        ('*', '8'),
+        ('(', '9'),
+        (')', '0'),
+        ('_', '-'),
+        ('+', '='),
+        ('{', '['),
+        ('}', ']'),
+        ('|', '\\'),
+        (':', ';'),
+        ('"', '\''),
+        ('<', ','),
+        ('>', '.'),
+        ('?', '/'),
+        ('~', '`'),
+    ];
+    if let Some((_, key)) = UNSHIFTED.iter().find(|(ch, _)| *ch == c) {
+        return Some((*key, c, false));
+    }
+    let (_, base) = SHIFTED.iter().find(|(ch, _)| *ch == c)?;
+    let (key, _, _) = us_layout(*base)?;
+    Some((key, *base, true))
+}
+
+#[cfg(test)]
+#[path = "engine_tests.rs"]
+mod tests;

@@ -1,0 +1,160 @@
+use herdr_protocol::ipc::{ReadFormat, ReadSource, ReadSpec};
+
+use super::*;
+use crate::keys::parse_keys;
+
+fn engine(cols: u16, rows: u16) -> Engine {
+    Engine::new(cols, rows).expect("terminal")
+}
+
+fn read(engine: &Engine, source: ReadSource, lines: Option<u32>) -> (String, bool) {
+    let out = engine.read(&ReadSpec { source, lines, format: ReadFormat::Text }).expect("read");
+    (out.text, out.truncated)
+}
+
+fn keys(engine: &mut Engine, spec: &[&str]) -> Vec<u8> {
+    let combos = parse_keys(spec).expect("valid keys");
+    engine.encode_keys(&combos).expect("encode")
+}
+
+#[test]
+fn visible_trims_trailing_blank_rows() {
+    let mut e = engine(20, 6);
+    e.feed(b"$ echo hi\r\nhi\r\n$ ");
+    assert_eq!(read(&e, ReadSource::Visible, None), ("$ echo hi\nhi\n$".into(), false));
+    assert_eq!(read(&e, ReadSource::Visible, Some(1)), ("$".into(), true));
+    assert_eq!(read(&e, ReadSource::Detection, Some(2)), ("hi\n$".into(), true));
+    assert_eq!(e.revision(), 1);
+}
+
+#[test]
+fn recent_reads_scrollback_and_unwraps() {
+    let mut e = engine(10, 4);
+    for i in 0..30 {
+        e.feed(format!("line {i}\r\n").as_bytes());
+    }
+    e.feed(b"0123456789abcdef\r\n$ ");
+    let (recent, truncated) = read(&e, ReadSource::Recent, Some(4));
+    assert_eq!(recent, "line 29\n0123456789\nabcdef\n$");
+    assert!(truncated);
+    let (unwrapped, _) = read(&e, ReadSource::RecentUnwrapped, Some(4));
+    assert_eq!(unwrapped, "line 29\n0123456789abcdef\n$");
+    let (all, truncated) = read(&e, ReadSource::Recent, None);
+    assert!(all.starts_with("line 0\nline 1\n"), "{all}");
+    assert!(!truncated);
+    // The screen shows only the last rows; detection never reaches into history.
+    assert_eq!(read(&e, ReadSource::Detection, None).0, "line 29\n0123456789\nabcdef\n$");
+}
+
+#[test]
+fn recent_on_a_cleared_screen_shows_history_end() {
+    let mut e = engine(10, 4);
+    e.feed(b"a\r\nb\r\nc\r\nd\r\ne\r\n\x1b[2J\x1b[H");
+    assert_eq!(read(&e, ReadSource::Visible, None).0, "");
+    let (recent, _) = read(&e, ReadSource::Recent, Some(2));
+    assert!(!recent.is_empty(), "history before the clear stays readable");
+}
+
+#[test]
+fn ansi_reads_keep_styling() {
+    let mut e = engine(20, 3);
+    e.feed(b"\x1b[1;31mred\x1b[0m plain\r\n");
+    let out = e
+        .read(&ReadSpec { source: ReadSource::Visible, lines: None, format: ReadFormat::Ansi })
+        .expect("read");
+    assert!(out.text.contains("\x1b[1m"), "{:?}", out.text);
+    assert!(out.text.contains("red"), "{:?}", out.text);
+    assert!(!out.text.contains('\r'));
+    assert_eq!(reads::strip_escapes(&out.text), "red plain");
+}
+
+#[test]
+fn alternate_screen_reads_the_app() {
+    let mut e = engine(20, 5);
+    e.feed(b"$ less file\r\n\x1b[?1049h\x1b[H\x1b[2Jtop\x1b[5;1H(END)");
+    assert_eq!(read(&e, ReadSource::Visible, None).0, "top\n\n\n\n(END)");
+    e.feed(b"\x1b[?1049l");
+    assert_eq!(read(&e, ReadSource::Visible, None).0, "$ less file");
+}
+
+#[test]
+fn replies_title_and_cwd() {
+    let mut e = engine(20, 5);
+    e.feed(b"ab\x1b[6n");
+    assert_eq!(e.take_replies(), b"\x1b[1;3R");
+    e.feed(b"\x1b[c");
+    let da = e.take_replies();
+    assert!(da.starts_with(b"\x1b[?62"), "{:?}", String::from_utf8_lossy(&da));
+    e.feed(b"\x1b]0;my title\x07\x1b]7;file://host/tmp/x\x1b\\");
+    assert_eq!(
+        e.take_events(),
+        vec![EngineEvent::Title(Some("my title".into())), EngineEvent::Cwd("file://host/tmp/x".into())]
+    );
+    assert_eq!(e.take_events(), vec![]);
+    e.feed(b"\x1b]2;my title\x07");
+    assert_eq!(e.take_events(), vec![], "an unchanged title is not re-announced");
+    e.feed(b"\x1b]2;\x07");
+    assert_eq!(e.take_events(), vec![EngineEvent::Title(None)]);
+}
+
+#[test]
+fn grapheme_clustering_survives_ris_split_across_chunks() {
+    let mut e = engine(20, 5);
+    assert!(e.term.mode(GRAPHEME_CLUSTER).expect("mode"));
+    e.feed(b"x\x1b");
+    e.feed(b"c");
+    assert!(e.term.mode(GRAPHEME_CLUSTER).expect("mode"), "re-enabled after RIS");
+    e.feed(b"\x1b[?2027l");
+    assert!(!e.term.mode(GRAPHEME_CLUSTER).expect("mode"), "a program may still turn it off");
+}
+
+#[test]
+fn legacy_key_encoding() {
+    let mut e = engine(20, 5);
+    assert_eq!(keys(&mut e, &["ctrl+c"]), b"\x03");
+    assert_eq!(keys(&mut e, &["C-d"]), b"\x04");
+    assert_eq!(keys(&mut e, &["Enter"]), b"\r");
+    assert_eq!(keys(&mut e, &["enter"]), b"\r");
+    assert_eq!(keys(&mut e, &["tab", "shift+tab"]), b"\t\x1b[Z");
+    assert_eq!(keys(&mut e, &["up", "down", "right", "left"]), b"\x1b[A\x1b[B\x1b[C\x1b[D");
+    assert_eq!(keys(&mut e, &["esc"]), b"\x1b");
+    assert_eq!(keys(&mut e, &["backspace"]), b"\x7f");
+    assert_eq!(keys(&mut e, &["f1", "f5", "F12"]), b"\x1bOP\x1b[15~\x1b[24~");
+    assert_eq!(keys(&mut e, &["a", "A", "colon", "space", "plus", "é"]), "aA: +é".as_bytes());
+    assert_eq!(keys(&mut e, &["alt+x"]), b"\x1bx");
+    assert_eq!(keys(&mut e, &["ctrl+left"]), b"\x1b[1;5D");
+}
+
+#[test]
+fn cursor_key_mode_changes_arrows() {
+    let mut e = engine(20, 5);
+    e.feed(b"\x1b[?1h");
+    assert_eq!(keys(&mut e, &["up", "left"]), b"\x1bOA\x1bOD");
+}
+
+#[test]
+fn kitty_keyboard_protocol_is_honoured() {
+    let mut e = engine(20, 5);
+    e.feed(b"\x1b[>1u");
+    assert_eq!(keys(&mut e, &["esc"]), b"\x1b[27u");
+    assert_eq!(keys(&mut e, &["ctrl+c"]), b"\x1b[99;5u");
+    assert_eq!(keys(&mut e, &["a", "enter"]), b"a\r");
+}
+
+#[test]
+fn bracketed_paste_mode_is_visible() {
+    let mut e = engine(20, 5);
+    assert!(!e.bracketed_paste().expect("mode"));
+    e.feed(b"\x1b[?2004h");
+    assert!(e.bracketed_paste().expect("mode"));
+}
+
+#[test]
+fn resize_reflows() {
+    let mut e = engine(10, 4);
+    e.feed(b"0123456789abcdef");
+    e.resize(20, 4).expect("resize");
+    assert_eq!(e.size().expect("size"), (20, 4));
+    assert_eq!(read(&e, ReadSource::Visible, None).0, "0123456789abcdef");
+    assert!(e.resize(0, 4).is_err());
+}

@@ -1,0 +1,163 @@
+//! The supervisor link: frames (herdr-protocol's length-prefixed bincode) and file descriptors
+//! (SCM_RIGHTS) over the inherited Unix stream socket. Reading is cancel-safe so it can sit in a
+//! `select!`; writing is queued, so a slow supervisor never blocks the pane's output.
+
+use std::{
+    collections::VecDeque,
+    io,
+    os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd},
+    rc::Rc,
+};
+
+use herdr_protocol::ipc::{FrameDecoder, FrameError, SupervisorToWorker, WorkerToSupervisor, encode_frame};
+use sendfd::{RecvWithFd, SendWithFd};
+use tokio::net::UnixStream;
+
+use crate::pty::set_fd_flags;
+
+/// Bytes read per `recvmsg`; frames larger than this arrive over several reads.
+const RECV_CHUNK: usize = 64 * 1024;
+/// File descriptors accepted per `recvmsg` (the protocol sends at most one per frame).
+const MAX_FDS_PER_READ: usize = 8;
+
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    #[error("supervisor link i/o: {0}")]
+    Io(#[from] io::Error),
+    #[error("supervisor link frame: {0}")]
+    Frame(#[from] FrameError),
+}
+
+/// Wraps the inherited socket fd (made close-on-exec so pane programs never inherit it).
+pub fn open(fd: OwnedFd) -> Result<(LinkReader, LinkWriter), LinkError> {
+    set_fd_flags(fd.as_fd(), true)?;
+    let stream = Rc::new(UnixStream::from_std(std::os::unix::net::UnixStream::from(fd))?);
+    Ok((
+        LinkReader {
+            stream: Rc::clone(&stream),
+            decoder: FrameDecoder::new(),
+            fds: VecDeque::new(),
+            eof: false,
+            buf: vec![0u8; RECV_CHUNK].into_boxed_slice(),
+        },
+        LinkWriter { stream, queue: VecDeque::new() },
+    ))
+}
+
+/// Incoming frames and the fds that travelled beside them.
+#[derive(Debug)]
+pub struct LinkReader {
+    stream: Rc<UnixStream>,
+    decoder: FrameDecoder,
+    fds: VecDeque<OwnedFd>,
+    eof: bool,
+    buf: Box<[u8]>,
+}
+
+impl LinkReader {
+    /// The next frame; `None` once the supervisor closed its end. Cancel-safe: bytes are only
+    /// consumed into the decoder between awaits.
+    pub async fn recv(&mut self) -> Result<Option<SupervisorToWorker>, LinkError> {
+        loop {
+            if let Some(frame) = self.decoder.next_frame()? {
+                return Ok(Some(frame));
+            }
+            if self.eof {
+                return Ok(None);
+            }
+            self.stream.readable().await?;
+            let mut fds = [-1 as RawFd; MAX_FDS_PER_READ];
+            match self.stream.recv_with_fd(&mut self.buf, &mut fds) {
+                Ok((0, 0)) => self.eof = true,
+                Ok((n, nfds)) => {
+                    self.decoder.push(&self.buf[..n]);
+                    for &raw in &fds[..nfds] {
+                        // SAFETY: SCM_RIGHTS just installed this fd in our table; we own it.
+                        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+                        set_fd_flags(fd.as_fd(), false)?;
+                        self.fds.push_back(fd);
+                    }
+                }
+                Err(err) if err.kind() == io::ErrorKind::WouldBlock => {}
+                Err(err) if err.kind() == io::ErrorKind::ConnectionReset => self.eof = true,
+                Err(err) => return Err(err.into()),
+            }
+        }
+    }
+
+    /// The oldest fd received and not yet claimed by a frame.
+    pub fn take_fd(&mut self) -> Option<OwnedFd> {
+        self.fds.pop_front()
+    }
+}
+
+#[derive(Debug)]
+struct Outgoing {
+    bytes: Vec<u8>,
+    sent: usize,
+    fd: Option<OwnedFd>,
+}
+
+/// Outgoing frames, written as the socket accepts them.
+#[derive(Debug)]
+pub struct LinkWriter {
+    stream: Rc<UnixStream>,
+    queue: VecDeque<Outgoing>,
+}
+
+impl LinkWriter {
+    /// Queues a frame (with `fd` beside its first byte) and writes what the socket takes now.
+    pub fn send(&mut self, msg: &WorkerToSupervisor, fd: Option<OwnedFd>) -> Result<(), LinkError> {
+        let bytes = encode_frame(msg)?;
+        self.queue.push_back(Outgoing { bytes, sent: 0, fd });
+        self.flush()
+    }
+
+    pub fn has_pending(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    /// Waits until the socket can take more.
+    pub async fn writable(&self) -> io::Result<()> {
+        self.stream.writable().await
+    }
+
+    /// Writes queued frames until the socket would block.
+    pub fn flush(&mut self) -> Result<(), LinkError> {
+        while let Some(front) = self.queue.front_mut() {
+            let rest = &front.bytes[front.sent..];
+            let result = match front.fd.take() {
+                Some(fd) => {
+                    let r = self.stream.send_with_fd(rest, &[fd.as_raw_fd()]);
+                    if r.is_err() {
+                        front.fd = Some(fd);
+                    }
+                    // On success the kernel holds its own reference; ours closes here.
+                    r
+                }
+                None => self.stream.try_write(rest),
+            };
+            match result {
+                Ok(n) => {
+                    front.sent += n;
+                    if front.sent == front.bytes.len() {
+                        self.queue.pop_front();
+                    }
+                }
+                Err(err) if err.kind() == io::ErrorKind::WouldBlock => return Ok(()),
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => return Err(err.into()),
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes everything queued, waiting as needed (used before the worker exits).
+    pub async fn flush_all(&mut self) -> Result<(), LinkError> {
+        while self.has_pending() {
+            self.writable().await?;
+            self.flush()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,298 @@
+//! One running pane: the event loop that ties the PTY, the terminal, the program watch and the
+//! supervisor link together, and the handlers for supervisor requests.
+//!
+//! The loop sleeps in epoll until the PTY has output, the PTY can take queued input, the link has
+//! a frame or room for queued frames, or the program exits. The only timer is the SIGKILL grace
+//! period after `Shutdown`.
+
+use std::time::Duration;
+
+use herdr_protocol::ipc::{
+    ProcessInfo, ReadOutput, ReadSpec, SupervisorToWorker, WorkerEvent, WorkerRequest, WorkerResponse,
+    WorkerToSupervisor,
+};
+use tokio::time::Instant;
+
+use crate::{
+    WorkerError,
+    engine::{Engine, EngineEvent},
+    keys,
+    link::{LinkReader, LinkWriter},
+    procinfo,
+    program::Program,
+    pty::{self, Pty, ReadOutcome},
+    waits::{LineMatcher, Waits},
+};
+
+/// How long a program gets to exit after SIGHUP before SIGKILL.
+const HANGUP_GRACE: Duration = Duration::from_secs(2);
+
+/// Most output consumed in one turn of the loop before requests get a look-in (16 chunks).
+const OUTPUT_TURN_BUDGET: usize = 16 * pty::READ_CHUNK;
+
+/// Opening and closing bracketed-paste markers (DEC 2004).
+const PASTE_START: &str = "\x1b[200~";
+const PASTE_END: &str = "\x1b[201~";
+
+pub struct Pane {
+    engine: Engine,
+    pty: Pty,
+    program: Program,
+    waits: Waits,
+    out: LinkWriter,
+    /// False once the master reported EOF/EIO: nothing more will come, stop polling it.
+    pty_open: bool,
+    buf: Box<[u8]>,
+}
+
+impl Pane {
+    pub fn new(engine: Engine, pty: Pty, program: Program, out: LinkWriter) -> Self {
+        Self {
+            engine,
+            pty,
+            program,
+            waits: Waits::default(),
+            out,
+            pty_open: true,
+            buf: vec![0u8; pty::READ_CHUNK].into_boxed_slice(),
+        }
+    }
+
+    /// Runs until the program exits (after reporting it) or the supervisor closes the link
+    /// (leaving the program running: the supervisor holds the PTY and may hand it to a new worker).
+    pub async fn run(mut self, link: &mut LinkReader) -> Result<(), WorkerError> {
+        let mut kill_at: Option<Instant> = None;
+        loop {
+            tokio::select! {
+                frame = link.recv() => match frame? {
+                    None => return Ok(()),
+                    Some(frame) => {
+                        if self.on_frame(frame)? {
+                            kill_at.get_or_insert_with(|| Instant::now() + HANGUP_GRACE);
+                        }
+                    }
+                },
+                outcome = self.pty.read(&mut self.buf), if self.pty_open => {
+                    self.on_output(outcome?)?;
+                }
+                ready = self.pty.writable(), if self.pty.has_pending_input() => {
+                    ready?;
+                    self.pty.flush_input()?;
+                }
+                ready = self.out.writable(), if self.out.has_pending() => {
+                    ready?;
+                    self.out.flush()?;
+                }
+                exited = self.program.exited() => {
+                    exited?;
+                    return self.finish().await;
+                }
+                () = tokio::time::sleep_until(kill_at.unwrap_or_else(Instant::now)), if kill_at.is_some() => {
+                    kill_at = None;
+                    self.program.signal_groups(libc::SIGKILL, self.pty.foreground_pgrp());
+                }
+            }
+        }
+    }
+
+    /// Handles one frame; true when it asked the pane to shut down.
+    fn on_frame(&mut self, frame: SupervisorToWorker) -> Result<bool, WorkerError> {
+        match frame {
+            SupervisorToWorker::Request { id, body } => self.on_request(id, body)?,
+            SupervisorToWorker::Cancel { id } => {
+                self.waits.cancel(id);
+            }
+            SupervisorToWorker::Shutdown => {
+                self.program.signal_groups(libc::SIGHUP, self.pty.foreground_pgrp());
+                return Ok(true);
+            }
+            SupervisorToWorker::Hello { .. } => log::warn!("ignoring a second Hello on the link"),
+        }
+        Ok(false)
+    }
+
+    /// Consumes the chunk just read and whatever else is ready (up to a budget), then answers the
+    /// terminal's queries, reports title/cwd changes and re-checks waits — once per turn.
+    fn on_output(&mut self, first: ReadOutcome) -> Result<(), WorkerError> {
+        let mut outcome = first;
+        let mut consumed = 0;
+        loop {
+            match outcome {
+                ReadOutcome::Data(n) => {
+                    self.engine.feed(&self.buf[..n]);
+                    consumed += n;
+                }
+                ReadOutcome::WouldBlock => break,
+                ReadOutcome::Closed => {
+                    self.pty_open = false;
+                    break;
+                }
+            }
+            if consumed >= OUTPUT_TURN_BUDGET {
+                break;
+            }
+            outcome = self.pty.try_read(&mut self.buf)?;
+        }
+        self.after_output()
+    }
+
+    fn after_output(&mut self) -> Result<(), WorkerError> {
+        let replies = self.engine.take_replies();
+        if !replies.is_empty() {
+            self.pty.write(&replies)?;
+        }
+        for event in self.engine.take_events() {
+            let event = match event {
+                EngineEvent::Title(title) => WorkerEvent::Title(title),
+                EngineEvent::Cwd(cwd) => WorkerEvent::Cwd(cwd),
+            };
+            self.out.send(&WorkerToSupervisor::Event(event), None)?;
+        }
+        if !self.waits.is_empty() {
+            let engine = &self.engine;
+            for m in self.waits.evaluate(|spec| read_or_log(engine, spec)) {
+                let body = WorkerResponse::Matched { matched_line: m.matched_line, read: m.read };
+                self.out.send(&WorkerToSupervisor::Response { id: m.id, body }, None)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The program exited: take in what it left in the PTY, report, and flush the link.
+    async fn finish(&mut self) -> Result<(), WorkerError> {
+        while self.pty_open {
+            match self.pty.try_read(&mut self.buf)? {
+                ReadOutcome::Data(n) => self.engine.feed(&self.buf[..n]),
+                ReadOutcome::WouldBlock => break,
+                ReadOutcome::Closed => self.pty_open = false,
+            }
+        }
+        self.after_output()?;
+        let status = self.program.reap();
+        let event = WorkerEvent::Exited { code: status.code, signal: status.signal };
+        self.out.send(&WorkerToSupervisor::Event(event), None)?;
+        self.out.flush_all().await?;
+        Ok(())
+    }
+
+    fn on_request(&mut self, id: u64, body: WorkerRequest) -> Result<(), WorkerError> {
+        let response = match body {
+            WorkerRequest::Read(spec) => match self.engine.read(&spec) {
+                Ok(read) => WorkerResponse::Read(read),
+                Err(err) => error("internal_error", format!("could not read the pane: {err}")),
+            },
+            WorkerRequest::SendText(text) => self.send_input(text.as_bytes()),
+            WorkerRequest::SendKeys(keys) => match self.encode_keys(&keys) {
+                Ok(bytes) => self.send_input(&bytes),
+                Err(response) => response,
+            },
+            WorkerRequest::SendInput { text, keys } => self.send_text_and_keys(text.as_deref(), &keys),
+            WorkerRequest::WaitOutput { read, matcher } => {
+                let matcher = match LineMatcher::compile(&matcher) {
+                    Ok(m) => m,
+                    Err(err) => {
+                        return self.respond(id, error("invalid_regex", format!("invalid regex: {err}")));
+                    }
+                };
+                let engine = &self.engine;
+                match self.waits.add(id, &read, matcher, |spec| read_or_log(engine, spec)) {
+                    Some(m) => WorkerResponse::Matched { matched_line: m.matched_line, read: m.read },
+                    None => return Ok(()),
+                }
+            }
+            WorkerRequest::ProcessInfo => WorkerResponse::ProcessInfo(self.process_info()),
+            WorkerRequest::Resize { cols, rows } => self.resize(cols, rows),
+        };
+        self.respond(id, response)
+    }
+
+    fn respond(&mut self, id: u64, body: WorkerResponse) -> Result<(), WorkerError> {
+        self.out.send(&WorkerToSupervisor::Response { id, body }, None)?;
+        Ok(())
+    }
+
+    fn encode_keys(&mut self, keys: &[String]) -> Result<Vec<u8>, WorkerResponse> {
+        let combos = keys::parse_keys(keys).map_err(|err| error("invalid_key", err.to_string()))?;
+        self.engine
+            .encode_keys(&combos)
+            .map_err(|err| error("pane_send_failed", format!("could not encode keys: {err}")))
+    }
+
+    fn send_text_and_keys(&mut self, text: Option<&str>, keys: &[String]) -> WorkerResponse {
+        // Keys are validated before the text goes out, so a bad key sends nothing at all.
+        let key_bytes = match self.encode_keys(keys) {
+            Ok(bytes) => bytes,
+            Err(response) => return response,
+        };
+        let mut bytes = Vec::new();
+        if let Some(text) = text.filter(|t| !t.is_empty()) {
+            match self.engine.bracketed_paste() {
+                Ok(true) => {
+                    // A pasted end marker would let the text escape the paste; drop it.
+                    let inner = text.replace(PASTE_END, "");
+                    bytes.extend_from_slice(format!("{PASTE_START}{inner}{PASTE_END}").as_bytes());
+                }
+                Ok(false) => bytes.extend_from_slice(text.as_bytes()),
+                Err(err) => return error("pane_send_failed", format!("could not read paste mode: {err}")),
+            }
+        }
+        bytes.extend_from_slice(&key_bytes);
+        self.send_input(&bytes)
+    }
+
+    fn send_input(&mut self, bytes: &[u8]) -> WorkerResponse {
+        match self.pty.write(bytes) {
+            Ok(()) => WorkerResponse::Ok,
+            Err(err) => error("pane_send_failed", format!("could not write to the pane: {err}")),
+        }
+    }
+
+    fn resize(&mut self, cols: u16, rows: u16) -> WorkerResponse {
+        if cols == 0 || rows == 0 {
+            return error("invalid_params", format!("pane size {cols}x{rows} is not usable"));
+        }
+        if let Err(err) = self.pty.set_size(cols, rows) {
+            return error("internal_error", format!("could not resize the pty: {err}"));
+        }
+        match self.engine.resize(cols, rows) {
+            Ok(()) => WorkerResponse::Ok,
+            Err(err) => error("internal_error", format!("could not resize the terminal: {err}")),
+        }
+    }
+
+    fn process_info(&self) -> ProcessInfo {
+        let foreground = self.pty.foreground_pgrp();
+        ProcessInfo {
+            shell_pid: u32::try_from(self.program.pid()).ok(),
+            foreground_process_group_id: foreground.and_then(|g| u32::try_from(g).ok()),
+            tty: self.pty.slave_path(),
+            foreground_processes: foreground.map(procinfo::foreground_processes).unwrap_or_default(),
+        }
+    }
+
+    /// Makes an adopted program redraw: resize the PTY, and if the size did not change (so the
+    /// kernel sends no SIGWINCH), signal the foreground group ourselves.
+    pub fn nudge_redraw(&mut self, cols: u16, rows: u16) -> Result<(), WorkerError> {
+        let unchanged = self.pty.size().ok() == Some((cols, rows));
+        self.pty.set_size(cols, rows)?;
+        if unchanged {
+            Program::send_winch(self.pty.foreground_pgrp());
+        }
+        Ok(())
+    }
+}
+
+fn error(code: &str, message: String) -> WorkerResponse {
+    WorkerResponse::Error { code: code.to_string(), message }
+}
+
+/// A read for a wait; a failed read leaves the wait pending rather than answering it wrongly.
+fn read_or_log(engine: &Engine, spec: &ReadSpec) -> Option<ReadOutput> {
+    match engine.read(spec) {
+        Ok(out) => Some(out),
+        Err(err) => {
+            log::warn!("wait read failed: {err}");
+            None
+        }
+    }
+}

@@ -1,0 +1,332 @@
+//! The PTY edge: spawning the pane's program on a new PTY (portable-pty), then raw, non-blocking
+//! I/O on the master fd for both spawned and adopted panes, window size, foreground process group
+//! and slave path. Nothing here parses terminal output.
+
+use std::{
+    collections::VecDeque,
+    ffi::OsString,
+    io,
+    os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd},
+    path::Path,
+};
+
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use tokio::io::{Interest, unix::AsyncFd};
+
+/// Largest single read from the master: big chunks keep floods cheap.
+pub const READ_CHUNK: usize = 64 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    #[error("working directory {0:?} is not a directory")]
+    BadCwd(String),
+    #[error("could not open a pty: {0}")]
+    OpenPty(String),
+    #[error("could not start {program:?}: {reason}")]
+    Start { program: String, reason: String },
+    #[error("could not keep the pty master: {0}")]
+    Master(#[source] io::Error),
+}
+
+/// What to start and where (the `Start::Spawn` request, minus the wire type).
+#[derive(Debug, Clone)]
+pub struct SpawnSpec {
+    pub argv: Option<Vec<String>>,
+    pub cwd: Option<String>,
+    pub env: Vec<(String, String)>,
+    pub cols: u16,
+    pub rows: u16,
+}
+
+/// A started program: its pid and the PTY master (close-on-exec, owned by the worker).
+#[derive(Debug)]
+pub struct Spawned {
+    pub master: OwnedFd,
+    pub pid: i32,
+}
+
+/// The environment a pane's program starts with: the worker's own, terminal defaults, then the
+/// request's entries in order (later wins). `CODEX_THREAD_ID` never leaks into a pane: an agent
+/// started inside one would otherwise believe it is that Codex thread.
+pub fn program_env(
+    base: impl IntoIterator<Item = (OsString, OsString)>,
+    overrides: &[(String, String)],
+) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = base.into_iter().collect();
+    let mut set = |key: &str, value: &str| {
+        env.retain(|(k, _)| k != key);
+        env.push((key.into(), value.into()));
+    };
+    set("TERM", "xterm-256color");
+    set("COLORTERM", "truecolor");
+    for (key, value) in overrides {
+        set(key, value);
+    }
+    env.retain(|(k, _)| k != "CODEX_THREAD_ID");
+    env
+}
+
+/// The program to run: the request's argv, else `$SHELL` from the program's environment, else
+/// `/bin/sh`.
+pub fn program_argv(argv: Option<&[String]>, env: &[(OsString, OsString)]) -> Vec<String> {
+    if let Some(argv) = argv.filter(|a| !a.is_empty()) {
+        return argv.to_vec();
+    }
+    let shell = env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "SHELL")
+        .and_then(|(_, v)| v.to_str())
+        .filter(|s| !s.is_empty())
+        .unwrap_or("/bin/sh");
+    vec![shell.to_string()]
+}
+
+/// Opens a PTY of the requested size and starts the program on it as a session leader with the
+/// PTY as its controlling terminal. The slave is closed here once the program has it.
+pub fn spawn(spec: &SpawnSpec) -> Result<Spawned, SpawnError> {
+    let cwd = match &spec.cwd {
+        Some(dir) if Path::new(dir).is_dir() => dir.clone().into(),
+        Some(dir) => return Err(SpawnError::BadCwd(dir.clone())),
+        // portable-pty would fall back to $HOME; a pane without a cwd inherits the worker's.
+        None => std::env::current_dir().map_err(|e| SpawnError::BadCwd(e.to_string()))?,
+    };
+    let env = program_env(std::env::vars_os(), &spec.env);
+    let argv = program_argv(spec.argv.as_deref(), &env);
+    let mut cmd = CommandBuilder::from_argv(argv.iter().map(OsString::from).collect());
+    cmd.env_clear();
+    for (key, value) in &env {
+        cmd.env(key, value);
+    }
+    cmd.cwd(cwd);
+
+    let size = PtySize { rows: spec.rows, cols: spec.cols, pixel_width: 0, pixel_height: 0 };
+    let pair = native_pty_system().openpty(size).map_err(|e| SpawnError::OpenPty(format!("{e:#}")))?;
+    let child = pair.slave.spawn_command(cmd).map_err(|e| SpawnError::Start {
+        program: argv.first().cloned().unwrap_or_default(),
+        reason: format!("{e:#}"),
+    })?;
+    drop(pair.slave);
+    let pid = child
+        .process_id()
+        .and_then(|p| i32::try_from(p).ok())
+        .ok_or_else(|| SpawnError::Start { program: argv[0].clone(), reason: "no process id".into() })?;
+    // Dropping portable-pty's child handle neither kills nor reaps: the worker reaps via pidfd.
+    drop(child);
+    let raw = pair.master.as_raw_fd().ok_or_else(|| SpawnError::Master(io::Error::other("no master fd")))?;
+    let master = dup_cloexec(raw).map_err(SpawnError::Master)?;
+    Ok(Spawned { master, pid })
+}
+
+/// A close-on-exec duplicate of `fd`.
+pub fn dup_cloexec(fd: RawFd) -> io::Result<OwnedFd> {
+    // SAFETY: F_DUPFD_CLOEXEC only reads `fd`; a non-negative result is a new fd we own.
+    let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+    if new < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `new` was just returned by fcntl and is owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(new) })
+}
+
+/// Marks `fd` close-on-exec and, if asked, non-blocking.
+pub fn set_fd_flags(fd: BorrowedFd<'_>, nonblocking: bool) -> io::Result<()> {
+    let raw = fd.as_raw_fd();
+    // SAFETY: plain fcntl flag reads/writes on a valid borrowed fd.
+    unsafe {
+        let fd_flags = libc::fcntl(raw, libc::F_GETFD);
+        if fd_flags < 0 || libc::fcntl(raw, libc::F_SETFD, fd_flags | libc::FD_CLOEXEC) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if nonblocking {
+            let fl = libc::fcntl(raw, libc::F_GETFL);
+            if fl < 0 || libc::fcntl(raw, libc::F_SETFL, fl | libc::O_NONBLOCK) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Outcome of draining the master once.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ReadOutcome {
+    /// This many bytes were read.
+    Data(usize),
+    /// Nothing more right now.
+    WouldBlock,
+    /// Every slave fd is closed (EOF or EIO): no more output will come.
+    Closed,
+}
+
+/// The PTY master, non-blocking, registered with the runtime; plus input not yet accepted by the
+/// PTY (a program that does not read its input must not stall the worker).
+#[derive(Debug)]
+pub struct Pty {
+    fd: AsyncFd<OwnedFd>,
+    pending_input: VecDeque<u8>,
+}
+
+impl Pty {
+    pub fn new(master: OwnedFd) -> io::Result<Self> {
+        set_fd_flags(master.as_fd(), true)?;
+        // SAFETY: the AsyncFd owns the OwnedFd, so the fd stays open and unchanged for its life.
+        let fd = unsafe { AsyncFd::register(master) }.map_err(|e| e.into_parts().1)?;
+        Ok(Self { fd, pending_input: VecDeque::new() })
+    }
+
+    pub fn raw_fd(&self) -> RawFd {
+        self.fd.get_ref().as_raw_fd()
+    }
+
+    /// Waits for output and reads one chunk of it into `buf`.
+    pub async fn read(&self, buf: &mut [u8]) -> io::Result<ReadOutcome> {
+        self.fd.async_io(Interest::READABLE, |fd| raw_read(fd.as_raw_fd(), buf)).await
+    }
+
+    /// Reads one more chunk if output is ready now, without waiting.
+    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<ReadOutcome> {
+        match self.fd.try_io(Interest::READABLE, |fd| raw_read(fd.as_raw_fd(), buf)) {
+            Err(err) if err.kind() == io::ErrorKind::WouldBlock => Ok(ReadOutcome::WouldBlock),
+            other => other,
+        }
+    }
+
+    /// Queues input for the program and writes as much as the PTY takes now.
+    pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.pending_input.extend(bytes);
+        self.flush_input()
+    }
+
+    pub fn has_pending_input(&self) -> bool {
+        !self.pending_input.is_empty()
+    }
+
+    /// Waits until the PTY can take more input.
+    pub async fn writable(&self) -> io::Result<()> {
+        self.fd.writable().await.map(|mut guard| guard.retain_ready())
+    }
+
+    /// Writes queued input until the PTY would block.
+    pub fn flush_input(&mut self) -> io::Result<()> {
+        while !self.pending_input.is_empty() {
+            let (front, _) = self.pending_input.as_slices();
+            let written = self.fd.try_io(Interest::WRITABLE, |fd| raw_write(fd.as_raw_fd(), front));
+            match written {
+                Ok(n) => {
+                    self.pending_input.drain(..n);
+                }
+                Err(err) if err.kind() == io::ErrorKind::WouldBlock => return Ok(()),
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                // EIO: the program is gone; its input has nowhere to go.
+                Err(err) if err.raw_os_error() == Some(libc::EIO) => {
+                    self.pending_input.clear();
+                    return Ok(());
+                }
+                Err(err) => return Err(err),
+            }
+        }
+        Ok(())
+    }
+
+    /// Current window size as (cols, rows).
+    pub fn size(&self) -> io::Result<(u16, u16)> {
+        let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+        // SAFETY: TIOCGWINSZ writes a winsize into the valid pointer.
+        if unsafe { libc::ioctl(self.raw_fd(), libc::TIOCGWINSZ, &mut ws) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok((ws.ws_col, ws.ws_row))
+    }
+
+    /// Sets the window size; the kernel sends SIGWINCH to the foreground group when it changes.
+    pub fn set_size(&self, cols: u16, rows: u16) -> io::Result<()> {
+        let ws = libc::winsize { ws_row: rows, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 };
+        // SAFETY: TIOCSWINSZ reads the winsize from the valid pointer.
+        if unsafe { libc::ioctl(self.raw_fd(), libc::TIOCSWINSZ, &ws) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// The slave's foreground process group (tcgetpgrp works on the master on Linux).
+    pub fn foreground_pgrp(&self) -> Option<i32> {
+        // SAFETY: tcgetpgrp only queries the fd.
+        let pgrp = unsafe { libc::tcgetpgrp(self.raw_fd()) };
+        (pgrp > 0).then_some(pgrp)
+    }
+
+    /// The slave device path, e.g. `/dev/pts/3`.
+    pub fn slave_path(&self) -> Option<String> {
+        let mut buf = [0u8; 128];
+        // SAFETY: ptsname_r writes a NUL-terminated path into the buffer we pass.
+        if unsafe { libc::ptsname_r(self.raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } != 0 {
+            return None;
+        }
+        let len = buf.iter().position(|&b| b == 0)?;
+        String::from_utf8(buf[..len].to_vec()).ok()
+    }
+}
+
+/// One `read(2)`: `WouldBlock` stays an error so tokio clears readiness; EOF and EIO (Linux's
+/// answer once every slave fd is closed) mean no more output.
+fn raw_read(fd: RawFd, buf: &mut [u8]) -> io::Result<ReadOutcome> {
+    loop {
+        // SAFETY: reading into a valid, exclusively borrowed buffer.
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if n > 0 {
+            return Ok(ReadOutcome::Data(n.unsigned_abs()));
+        }
+        if n == 0 {
+            return Ok(ReadOutcome::Closed);
+        }
+        let err = io::Error::last_os_error();
+        match err.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EIO) => return Ok(ReadOutcome::Closed),
+            _ => return Err(err),
+        }
+    }
+}
+
+fn raw_write(fd: RawFd, bytes: &[u8]) -> io::Result<usize> {
+    // SAFETY: writing from a valid slice.
+    let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+    if n < 0 { Err(io::Error::last_os_error()) } else { Ok(n.unsigned_abs()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(pairs: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
+        pairs.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect()
+    }
+
+    #[test]
+    fn env_defaults_overrides_and_scrubbing() {
+        let base = os(&[("PATH", "/bin"), ("TERM", "dumb"), ("CODEX_THREAD_ID", "t1"), ("A", "0")]);
+        let env = program_env(
+            base,
+            &[("A".into(), "1".into()), ("COLORTERM".into(), "24bit".into()), ("A".into(), "2".into())],
+        );
+        let get = |k: &str| env.iter().rev().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+        assert_eq!(get("TERM"), Some("xterm-256color".into()));
+        assert_eq!(get("COLORTERM"), Some("24bit".into()));
+        assert_eq!(get("A"), Some("2".into()));
+        assert_eq!(get("PATH"), Some("/bin".into()));
+        assert_eq!(get("CODEX_THREAD_ID"), None);
+        assert_eq!(env.iter().filter(|(k, _)| k == "A").count(), 1);
+    }
+
+    #[test]
+    fn program_defaults_to_shell() {
+        let with_shell = os(&[("SHELL", "/bin/bash")]);
+        assert_eq!(program_argv(None, &with_shell), vec!["/bin/bash"]);
+        assert_eq!(program_argv(None, &os(&[("SHELL", "")])), vec!["/bin/sh"]);
+        assert_eq!(program_argv(None, &[]), vec!["/bin/sh"]);
+        let argv = vec!["vi".to_string(), "x".to_string()];
+        assert_eq!(program_argv(Some(&argv), &with_shell), argv);
+        assert_eq!(program_argv(Some(&[]), &with_shell), vec!["/bin/bash"]);
+    }
+}
