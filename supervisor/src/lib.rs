@@ -1,10 +1,21 @@
 //! The herdr supervisor: one per session. Holds the layout model ([`session`]), the event hub, the
 //! public API socket (`herdr.sock`) and the registry of pane-workers. It never parses VT output:
 //! pane reads, waits and input are forwarded to the pane's worker.
+//!
+//! Entry point: [`run`], which `herdr server` calls and which returns when the server stops.
 
+pub mod api;
+mod hub;
+mod reaper;
+mod server;
 pub mod session;
+mod socket;
+mod state;
+mod workers;
 
 use std::path::PathBuf;
+
+pub use server::run;
 
 /// Everything `herdr server` resolves before starting a supervisor.
 #[derive(Debug, Clone)]

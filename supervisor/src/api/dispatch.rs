@@ -1,0 +1,34 @@
+//! The method table: one line per method, routing to the module that owns it.
+
+use herdr_protocol::api::{ApiError, ApiResult};
+
+use super::envelope::{Failure, Request};
+use super::{events, panes, server_methods};
+use crate::state::Shared;
+
+/// Methods that may hold the connection open for a long time; they are abandoned when the
+/// client hangs up.
+pub fn waits(method: &str) -> bool {
+    matches!(method, "pane.wait_for_output" | "events.wait" | "agent.wait" | "agent.prompt")
+}
+
+pub async fn dispatch(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+    if shared.is_shutting_down() {
+        return Err(ApiError::new("server_unavailable", "herdr server is shutting down").into());
+    }
+    match req.method.as_str() {
+        "ping" => Ok(server_methods::ping()),
+        "server.stop" => Ok(ApiResult::Ok),
+        "pane.read" => panes::read(shared, req).await,
+        "pane.send_text" => panes::send_text(shared, req).await,
+        "pane.send_keys" => panes::send_keys(shared, req).await,
+        "pane.send_input" => panes::send_input(shared, req).await,
+        "pane.wait_for_output" => panes::wait_for_output(shared, req).await,
+        "pane.process_info" => panes::process_info(shared, req).await,
+        "events.wait" => events::wait(shared, req).await,
+        method => match shared.session_call(method, req.params.clone()).await {
+            Some(outcome) => outcome,
+            None => Err(ApiError::new("not_implemented", format!("{method} is not implemented yet")).into()),
+        },
+    }
+}

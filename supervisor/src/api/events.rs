@@ -1,0 +1,263 @@
+//! `events.subscribe` (a stream of event lines) and `events.wait` (one matching event).
+//! Both read the hub from a cursor and sleep on its watch channel: nothing polls.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use herdr_protocol::api::{AgentStatus, ApiError, ApiResult, Event};
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+
+use super::envelope::{self, Failure, Request, params};
+use super::transport::{hangup, write_line};
+use crate::hub::Hub;
+use crate::session::PaneKey;
+use crate::state::Shared;
+
+/// Plain lifecycle subscription types (the parameterised ones are handled separately).
+const LIFECYCLE: &[&str] = &[
+    "workspace.created",
+    "workspace.updated",
+    "workspace.metadata_updated",
+    "workspace.renamed",
+    "workspace.moved",
+    "workspace.reordered",
+    "workspace.closed",
+    "workspace.focused",
+    "worktree.created",
+    "worktree.opened",
+    "worktree.removed",
+    "tab.created",
+    "tab.closed",
+    "tab.focused",
+    "tab.renamed",
+    "tab.moved",
+    "pane.created",
+    "pane.closed",
+    "pane.updated",
+    "pane.focused",
+    "pane.moved",
+    "pane.exited",
+    "pane.agent_detected",
+    "layout.updated",
+];
+
+/// One agent-status subscription: a pane, and optionally the status it waits for.
+struct StatusWatch {
+    pane_id: String,
+    status: Option<AgentStatus>,
+}
+
+#[derive(Default)]
+struct Filter {
+    lifecycle: HashSet<&'static str>,
+    statuses: Vec<StatusWatch>,
+}
+
+impl Filter {
+    fn line_for(&self, event: &Event) -> Option<Value> {
+        if let Event::PaneAgentStatusChanged { pane_id, agent_status, .. } = event {
+            let wanted = self
+                .statuses
+                .iter()
+                .any(|w| &w.pane_id == pane_id && w.status.is_none_or(|s| s == *agent_status));
+            return if wanted { event.to_subscription_wire() } else { None };
+        }
+        self.lifecycle.contains(event.subscription_type()).then(|| event.to_wire())
+    }
+}
+
+#[derive(Deserialize)]
+struct SubscribeParams {
+    subscriptions: Vec<Value>,
+}
+
+#[derive(Deserialize)]
+struct StatusSubscription {
+    pane_id: String,
+    agent_status: Option<AgentStatus>,
+}
+
+#[derive(Deserialize)]
+struct PaneSubscription {
+    #[serde(rename = "pane_id")]
+    _pane_id: String,
+}
+
+/// Parses the subscriptions; errors here are request-parse failures (blank id).
+fn parse_filter(req: &Request) -> Result<(Filter, Vec<String>), Failure> {
+    let p: SubscribeParams = params(req)?;
+    let mut filter = Filter::default();
+    let mut unsupported = Vec::new();
+    for item in p.subscriptions {
+        let kind = item.get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let bad = |e: serde_json::Error| Failure::BadRequest(e.to_string());
+        match kind.as_str() {
+            "pane.agent_status_changed" => {
+                let s: StatusSubscription = serde_json::from_value(item).map_err(bad)?;
+                filter.statuses.push(StatusWatch { pane_id: s.pane_id, status: s.agent_status });
+            }
+            "pane.output_matched" | "pane.scroll_changed" => {
+                let _: PaneSubscription = serde_json::from_value(item).map_err(bad)?;
+                unsupported.push(kind);
+            }
+            other => match LIFECYCLE.iter().find(|t| **t == other) {
+                Some(t) => {
+                    filter.lifecycle.insert(t);
+                }
+                None => return Err(Failure::BadRequest(format!("unknown subscription type `{other}`"))),
+            },
+        }
+    }
+    Ok((filter, unsupported))
+}
+
+pub async fn subscribe(
+    shared: &Arc<Shared>,
+    req: &Request,
+    mut reader: OwnedReadHalf,
+    mut writer: OwnedWriteHalf,
+) {
+    let (mut filter, unsupported) = match parse_filter(req) {
+        Ok(parsed) => parsed,
+        Err(failure) => {
+            let _ = write_line(&mut writer, &envelope::outcome_line(&req.id, &Err(failure))).await;
+            return;
+        }
+    };
+    if let Some(kind) = unsupported.first() {
+        let e = ApiError::new("not_implemented", format!("subscription {kind} is not implemented yet"));
+        let _ = write_line(&mut writer, &envelope::error_line(&req.id, &e)).await;
+        return;
+    }
+    // Probe every watched pane first: canonical ids, and an immediate event for a status that
+    // already holds.
+    let mut immediate = Vec::new();
+    for (index, watch) in filter.statuses.iter_mut().enumerate() {
+        match current_status(shared, &watch.pane_id) {
+            Ok((canonical, event)) => {
+                watch.pane_id = canonical;
+                if let Event::PaneAgentStatusChanged { agent_status, .. } = &event
+                    && watch.status == Some(*agent_status)
+                {
+                    immediate.extend(event.to_subscription_wire());
+                }
+            }
+            Err(e) => {
+                let id = format!("{}:sub:{index}:probe", req.id);
+                let _ = write_line(&mut writer, &envelope::error_line(&id, &e)).await;
+                return;
+            }
+        }
+    }
+    let mut cursor = shared.hub.cursor();
+    let ack = envelope::success_line(&req.id, &ApiResult::SubscriptionStarted);
+    if write_line(&mut writer, &ack).await.is_err() {
+        return;
+    }
+    for line in immediate {
+        if write_line(&mut writer, &line.to_string()).await.is_err() {
+            return;
+        }
+    }
+    let mut changes = shared.hub.watch();
+    let mut stop = shared.shutdown_signal();
+    loop {
+        tokio::select! {
+            changed = changes.changed() => if changed.is_err() { return },
+            () = hangup(&mut reader) => return,
+            _ = stop.wait_for(|s| *s) => return,
+        }
+        let batch = shared.hub.since(cursor);
+        if batch.lost {
+            log::warn!("subscriber fell behind the event ring; some events were dropped");
+        }
+        for (seq, event) in batch.events {
+            cursor = seq;
+            if let Some(line) = filter.line_for(&event)
+                && write_line(&mut writer, &line.to_string()).await.is_err()
+            {
+                // A subscriber that does not keep up within the write timeout is dropped.
+                return;
+            }
+        }
+    }
+}
+
+/// The pane's canonical id and a status event describing it now.
+fn current_status(shared: &Shared, pane_id: &str) -> Result<(String, Event), ApiError> {
+    let session = shared.session();
+    let key: PaneKey = session.resolve_pane(pane_id)?;
+    let info = session.pane_info(key).ok_or_else(|| ApiError::pane_not_found(pane_id))?;
+    let event = Event::PaneAgentStatusChanged {
+        pane_id: info.pane_id.clone(),
+        workspace_id: info.workspace_id.clone(),
+        agent_status: info.agent_status,
+        agent: info.agent.clone(),
+        title: info.title.clone(),
+        display_agent: info.display_agent.clone(),
+        state_labels: info.state_labels.clone(),
+    };
+    Ok((info.pane_id, event))
+}
+
+#[derive(Deserialize)]
+struct WaitParams {
+    match_event: Value,
+    timeout_ms: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct StatusMatch {
+    pane_id: String,
+    agent_status: AgentStatus,
+}
+
+pub async fn wait(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+    let p: WaitParams = params(req)?;
+    let kind = p.match_event.get("event").and_then(Value::as_str).unwrap_or_default().to_owned();
+    if kind != "pane_agent_status_changed" {
+        return Err(ApiError::new(
+            "unsupported_event_wait_match",
+            format!("events.wait does not support matching {kind} events"),
+        )
+        .into());
+    }
+    let m: StatusMatch =
+        serde_json::from_value(p.match_event).map_err(|e| Failure::BadRequest(e.to_string()))?;
+    let cursor = shared.hub.cursor();
+    let (pane_id, now) = current_status(shared, &m.pane_id).map_err(Failure::Probe)?;
+    if matches!(&now, Event::PaneAgentStatusChanged { agent_status, .. } if *agent_status == m.agent_status) {
+        return Ok(ApiResult::WaitMatched { event: now.to_wire() });
+    }
+    let found = wait_for_event(&shared.hub, cursor, |event| {
+        matches!(event, Event::PaneAgentStatusChanged { pane_id: id, agent_status, .. }
+            if *id == pane_id && *agent_status == m.agent_status)
+    });
+    match p.timeout_ms {
+        Some(ms) => tokio::time::timeout(Duration::from_millis(ms), found)
+            .await
+            .map_err(|_| ApiError::new("timeout", "timed out waiting for event match").into()),
+        None => Ok(found.await),
+    }
+    .map(|event| ApiResult::WaitMatched { event: event.to_wire() })
+}
+
+/// The first event after `cursor` that `matches`.
+async fn wait_for_event(hub: &Hub, mut cursor: u64, matches: impl Fn(&Event) -> bool) -> Arc<Event> {
+    let mut changes = hub.watch();
+    loop {
+        for (seq, event) in hub.since(cursor).events {
+            cursor = seq;
+            if matches(&event) {
+                return event;
+            }
+        }
+        if changes.changed().await.is_err() {
+            // The hub lives as long as the server; park until the client or timeout gives up.
+            std::future::pending::<()>().await;
+        }
+    }
+}

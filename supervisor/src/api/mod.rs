@@ -1,0 +1,13 @@
+//! The public JSON API on `herdr.sock`: transport limits, the envelope, and one module per
+//! domain of methods. `dispatch` is the table that routes a method to its handler.
+
+pub mod dispatch;
+pub mod envelope;
+mod events;
+mod methods;
+mod panes;
+mod server_methods;
+pub mod transport;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,232 @@
+//! Pane methods answered by the pane's worker: reads, input, output waits, process info.
+//! The supervisor resolves the pane, forwards the request and shapes the answer.
+
+use std::time::Duration;
+
+use herdr_protocol::api::{
+    ApiError, ApiResult, PaneProcessInfo, PaneProcessInfoProcess, PaneReadResult, ReadFormat, ReadSource,
+};
+use herdr_protocol::ipc::{self, Matcher, ReadSpec, WorkerRequest, WorkerResponse};
+use serde::Deserialize;
+
+use super::envelope::{Failure, Request, params};
+use crate::session::PaneKey;
+use crate::state::Shared;
+
+/// Reads never return more than this many lines.
+pub const MAX_READ_LINES: u32 = 1000;
+
+/// A pane resolved to its key and its public ids at the time of the request.
+struct Target {
+    key: PaneKey,
+    pane_id: String,
+    workspace_id: String,
+    tab_id: String,
+}
+
+fn resolve(shared: &Shared, pane_id: Option<&str>) -> Result<Target, ApiError> {
+    let session = shared.session();
+    let key = match pane_id {
+        Some(id) => session.resolve_pane(id)?,
+        None => session.focused_pane().ok_or_else(ApiError::no_active_pane)?,
+    };
+    let (workspace_id, tab_id, pane_id) =
+        session.pane_ids(key).ok_or_else(|| ApiError::pane_not_found(pane_id.unwrap_or("")))?;
+    Ok(Target { key, pane_id, workspace_id, tab_id })
+}
+
+async fn ask(shared: &Shared, target: &Target, body: WorkerRequest) -> Result<WorkerResponse, ApiError> {
+    let handle = shared.pane_handle(target.key).ok_or_else(|| ApiError::pane_not_found(&target.pane_id))?;
+    match handle.request(shared.next_request_id(), body).await {
+        Ok(WorkerResponse::Error { code, message }) => Err(ApiError::new(code, message)),
+        Ok(response) => Ok(response),
+        Err(_) => Err(ApiError::pane_not_found(&target.pane_id)),
+    }
+}
+
+fn unexpected(response: &WorkerResponse) -> ApiError {
+    ApiError::internal(format!("unexpected answer from pane worker: {response:?}"))
+}
+
+fn read_spec(source: ReadSource, lines: Option<u32>, format: ReadFormat) -> ReadSpec {
+    ReadSpec {
+        source: match source {
+            ReadSource::Visible => ipc::ReadSource::Visible,
+            ReadSource::Recent => ipc::ReadSource::Recent,
+            ReadSource::RecentUnwrapped => ipc::ReadSource::RecentUnwrapped,
+            ReadSource::Detection => ipc::ReadSource::Detection,
+        },
+        lines: lines.map(|n| n.min(MAX_READ_LINES)),
+        format: match format {
+            ReadFormat::Text => ipc::ReadFormat::Text,
+            ReadFormat::Ansi => ipc::ReadFormat::Ansi,
+        },
+    }
+}
+
+fn read_result(
+    target: &Target,
+    source: ReadSource,
+    format: ReadFormat,
+    out: ipc::ReadOutput,
+) -> PaneReadResult {
+    PaneReadResult {
+        pane_id: target.pane_id.clone(),
+        workspace_id: target.workspace_id.clone(),
+        tab_id: target.tab_id.clone(),
+        source,
+        format,
+        text: out.text,
+        revision: out.revision,
+        truncated: out.truncated,
+    }
+}
+
+#[derive(Deserialize)]
+struct ReadParams {
+    pane_id: String,
+    source: ReadSource,
+    lines: Option<u32>,
+    #[serde(default)]
+    format: ReadFormat,
+}
+
+pub async fn read(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+    let p: ReadParams = params(req)?;
+    let target = resolve(shared, Some(&p.pane_id))?;
+    // Detection text is always plain.
+    let format = if p.source == ReadSource::Detection { ReadFormat::Text } else { p.format };
+    match ask(shared, &target, WorkerRequest::Read(read_spec(p.source, p.lines, format))).await? {
+        WorkerResponse::Read(out) => {
+            Ok(ApiResult::PaneRead { read: Box::new(read_result(&target, p.source, format, out)) })
+        }
+        other => Err(unexpected(&other).into()),
+    }
+}
+
+#[derive(Deserialize)]
+struct SendTextParams {
+    pane_id: String,
+    text: String,
+}
+
+pub async fn send_text(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+    let p: SendTextParams = params(req)?;
+    let target = resolve(shared, Some(&p.pane_id))?;
+    expect_ok(ask(shared, &target, WorkerRequest::SendText(p.text)).await?)
+}
+
+#[derive(Deserialize)]
+struct SendKeysParams {
+    pane_id: String,
+    keys: Vec<String>,
+}
+
+pub async fn send_keys(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+    let p: SendKeysParams = params(req)?;
+    let target = resolve(shared, Some(&p.pane_id))?;
+    expect_ok(ask(shared, &target, WorkerRequest::SendKeys(p.keys)).await?)
+}
+
+#[derive(Deserialize)]
+struct SendInputParams {
+    pane_id: String,
+    text: Option<String>,
+    #[serde(default)]
+    keys: Vec<String>,
+}
+
+pub async fn send_input(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+    let p: SendInputParams = params(req)?;
+    let target = resolve(shared, Some(&p.pane_id))?;
+    expect_ok(ask(shared, &target, WorkerRequest::SendInput { text: p.text, keys: p.keys }).await?)
+}
+
+fn expect_ok(response: WorkerResponse) -> Result<ApiResult, Failure> {
+    match response {
+        WorkerResponse::Ok => Ok(ApiResult::Ok),
+        other => Err(unexpected(&other).into()),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", content = "value", rename_all = "snake_case")]
+enum MatchParam {
+    Substring(String),
+    Regex(String),
+}
+
+#[derive(Deserialize)]
+struct WaitParams {
+    pane_id: String,
+    source: ReadSource,
+    lines: Option<u32>,
+    #[serde(rename = "match")]
+    matcher: MatchParam,
+    timeout_ms: Option<u64>,
+}
+
+pub async fn wait_for_output(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+    let p: WaitParams = params(req)?;
+    let matcher = match p.matcher {
+        MatchParam::Substring(s) => Matcher::Substring(s),
+        MatchParam::Regex(r) => {
+            regex::Regex::new(&r)
+                .map_err(|e| ApiError::new("invalid_regex", format!("invalid regex: {e}")))?;
+            Matcher::Regex(r)
+        }
+    };
+    let target = resolve(shared, Some(&p.pane_id))?;
+    // `recent` waits read the unwrapped log, as upstream does.
+    let source = if p.source == ReadSource::Recent { ReadSource::RecentUnwrapped } else { p.source };
+    let body = WorkerRequest::WaitOutput { read: read_spec(source, p.lines, ReadFormat::Text), matcher };
+    let asked = ask(shared, &target, body);
+    let response = match p.timeout_ms {
+        Some(ms) => tokio::time::timeout(Duration::from_millis(ms), asked)
+            .await
+            .map_err(|_| ApiError::new("timeout", "timed out waiting for output match"))??,
+        None => asked.await?,
+    };
+    match response {
+        WorkerResponse::Matched { matched_line, read } => Ok(ApiResult::OutputMatched {
+            pane_id: target.pane_id.clone(),
+            revision: read.revision,
+            matched_line: Some(matched_line),
+            read: Box::new(read_result(&target, source, ReadFormat::Text, read)),
+        }),
+        other => Err(unexpected(&other).into()),
+    }
+}
+
+#[derive(Deserialize)]
+struct ProcessInfoParams {
+    pane_id: Option<String>,
+}
+
+pub async fn process_info(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+    let p: ProcessInfoParams = params(req)?;
+    let target = resolve(shared, p.pane_id.as_deref())?;
+    match ask(shared, &target, WorkerRequest::ProcessInfo).await? {
+        WorkerResponse::ProcessInfo(info) => Ok(ApiResult::PaneProcessInfo {
+            process_info: Box::new(PaneProcessInfo {
+                pane_id: target.pane_id.clone(),
+                shell_pid: info.shell_pid,
+                foreground_process_group_id: info.foreground_process_group_id,
+                tty: info.tty,
+                foreground_processes: info
+                    .foreground_processes
+                    .into_iter()
+                    .map(|p| PaneProcessInfoProcess {
+                        pid: p.pid,
+                        name: p.name,
+                        argv0: p.argv0,
+                        argv: p.argv,
+                        cmdline: p.cmdline,
+                        cwd: p.cwd,
+                    })
+                    .collect(),
+            }),
+        }),
+        other => Err(unexpected(&other).into()),
+    }
+}

@@ -1,0 +1,78 @@
+//! The API socket's edge: binding with stale/busy detection and permissions, and the peer check.
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use tokio::net::{UnixListener, UnixStream};
+
+#[derive(Debug, thiserror::Error)]
+pub enum BindError {
+    #[error("herdr is already running (socket busy at {})", .0.display())]
+    Busy(PathBuf),
+    #[error("could not prepare socket directory {}: {source}", .path.display())]
+    Dir { path: PathBuf, source: io::Error },
+    #[error("could not bind {}: {source}", .path.display())]
+    Bind { path: PathBuf, source: io::Error },
+}
+
+/// Binds `path` with mode 0600 in a directory that is created 0700 when missing. A socket file
+/// nobody listens on is stale and replaced; a live one means another supervisor owns the session.
+pub fn bind(path: &Path) -> Result<UnixListener, BindError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        prepare_dir(dir).map_err(|source| BindError::Dir { path: dir.to_owned(), source })?;
+    }
+    if path.exists() {
+        match std::os::unix::net::UnixStream::connect(path) {
+            Ok(_) => return Err(BindError::Busy(path.to_owned())),
+            Err(_) => {
+                log::info!("removing stale socket {}", path.display());
+                let _ = fs::remove_file(path);
+            }
+        }
+    }
+    let listener =
+        UnixListener::bind(path).map_err(|source| BindError::Bind { path: path.to_owned(), source })?;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o600))
+        .map_err(|source| BindError::Bind { path: path.to_owned(), source })?;
+    Ok(listener)
+}
+
+fn prepare_dir(dir: &Path) -> io::Result<()> {
+    if !dir.exists() {
+        fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    }
+    Ok(())
+}
+
+/// Identifies the socket file we bound, so shutdown removes it only while it is still ours
+/// (a newer supervisor may have replaced a socket it believed stale).
+#[derive(Debug, Clone)]
+pub struct SocketIdentity {
+    path: PathBuf,
+    inode: Option<u64>,
+}
+
+impl SocketIdentity {
+    pub fn of(path: &Path) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        Self { path: path.to_owned(), inode: fs::metadata(path).ok().map(|m| m.ino()) }
+    }
+
+    pub fn remove_if_owned(&self) {
+        use std::os::unix::fs::MetadataExt;
+        let current = fs::metadata(&self.path).ok().map(|m| m.ino());
+        if current.is_some() && current == self.inode {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Only processes of our own user may talk to the supervisor.
+pub fn peer_is_same_user(stream: &UnixStream) -> bool {
+    match stream.peer_cred() {
+        Ok(cred) => cred.uid() == nix::unistd::getuid().as_raw(),
+        Err(_) => false,
+    }
+}

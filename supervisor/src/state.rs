@@ -1,0 +1,198 @@
+//! The supervisor's shared state, split by owner: the session model, the worker registry and the
+//! event hub. Locks are never held across an await; the order is session, then panes.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+
+use herdr_protocol::api::{ApiError, ApiResult};
+use herdr_protocol::ipc::{WorkerEvent, WorkerRequest};
+use tokio::sync::{oneshot, watch};
+
+use crate::ServerConfig;
+use crate::api::envelope::Failure;
+use crate::hub::Hub;
+use crate::session::{Effects, HandleError, PaneKey, Session, SpawnRequest};
+use crate::workers::{self, Launch, PaneHandle, PaneObserver, Registry};
+
+/// The tab area used while no client is attached (upstream's headless size).
+pub const HEADLESS_COLS: u16 = 120;
+pub const HEADLESS_ROWS: u16 = 40;
+
+#[derive(Debug)]
+pub struct Shared {
+    pub config: ServerConfig,
+    session: Mutex<Session>,
+    panes: Mutex<Registry>,
+    pub hub: Hub,
+    next_request: AtomicU64,
+    shutdown: watch::Sender<bool>,
+    me: Weak<Shared>,
+}
+
+type Started = Vec<(PaneKey, oneshot::Receiver<Result<i32, String>>)>;
+
+impl Shared {
+    pub fn new(config: ServerConfig) -> Arc<Self> {
+        Arc::new_cyclic(|me| Shared {
+            config,
+            session: Mutex::new(Session::new(HEADLESS_COLS, HEADLESS_ROWS)),
+            panes: Mutex::new(Registry::default()),
+            hub: Hub::new(),
+            next_request: AtomicU64::new(1),
+            shutdown: watch::channel(false).0,
+            me: me.clone(),
+        })
+    }
+
+    pub fn session(&self) -> MutexGuard<'_, Session> {
+        self.session.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn panes(&self) -> MutexGuard<'_, Registry> {
+        self.panes.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub fn pane_handle(&self, key: PaneKey) -> Option<PaneHandle> {
+        self.panes().get(key)
+    }
+
+    pub fn next_request_id(&self) -> u64 {
+        self.next_request.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub fn begin_shutdown(&self) {
+        self.shutdown.send_replace(true);
+    }
+
+    pub fn shutdown_signal(&self) -> watch::Receiver<bool> {
+        self.shutdown.subscribe()
+    }
+
+    pub fn is_shutting_down(&self) -> bool {
+        *self.shutdown.borrow()
+    }
+
+    /// Runs a session-model method; `None` when `method` is not one. Panes it creates are
+    /// started before the answer, so a caller can use them at once.
+    pub async fn session_call(
+        &self,
+        method: &str,
+        params: serde_json::Value,
+    ) -> Option<Result<ApiResult, Failure>> {
+        let outcome = self.session().handle(method, params)?;
+        Some(match outcome {
+            Err(HandleError::BadParams(msg)) => Err(Failure::BadRequest(msg)),
+            Err(HandleError::Api(e)) => Err(Failure::Api(e)),
+            Ok((result, effects)) => {
+                let started = self.apply(effects);
+                match wait_started(started).await {
+                    Ok(()) => Ok(result),
+                    Err(msg) => Err(Failure::Api(ApiError::new(spawn_failure_code(method), msg))),
+                }
+            }
+        })
+    }
+
+    /// Carries out what the model decided: publish events, start, close and resize workers.
+    pub fn apply(&self, effects: Effects) -> Started {
+        self.hub.publish(effects.events);
+        let mut started = Vec::new();
+        let mut panes = self.panes();
+        for spawn in effects.spawns {
+            let key = spawn.pane;
+            let (handle, rx) = workers::launch(self.launch_spec(spawn), self.observer());
+            panes.insert(key, handle);
+            started.push((key, rx));
+        }
+        for key in effects.closes {
+            if let Some(handle) = panes.remove(key) {
+                tokio::spawn(async move { handle.shutdown().await });
+            }
+        }
+        for (key, cols, rows) in effects.resizes {
+            if let Some(handle) = panes.get(key) {
+                handle.notify(self.next_request_id(), WorkerRequest::Resize { cols, rows });
+            }
+        }
+        started
+    }
+
+    /// Every pane's handle, removed from the registry (server shutdown).
+    pub fn take_all_panes(&self) -> Vec<PaneHandle> {
+        self.panes().drain()
+    }
+
+    fn launch_spec(&self, spawn: SpawnRequest) -> Launch {
+        let mut env = spawn.env;
+        let api_socket =
+            std::path::absolute(&self.config.api_socket).unwrap_or(self.config.api_socket.clone());
+        env.extend([
+            ("HERDR_ENV".to_owned(), "1".to_owned()),
+            ("HERDR_SOCKET_PATH".to_owned(), api_socket.display().to_string()),
+            ("HERDR_BIN_PATH".to_owned(), self.config.bin_path.display().to_string()),
+            ("HERDR_WORKSPACE_ID".to_owned(), spawn.workspace_id),
+            ("HERDR_TAB_ID".to_owned(), spawn.tab_id),
+            ("HERDR_PANE_ID".to_owned(), spawn.pane_id),
+        ]);
+        Launch {
+            key: spawn.pane,
+            worker_exe: self.config.worker_exe.clone(),
+            argv: spawn.argv,
+            cwd: spawn.cwd,
+            env,
+            cols: spawn.cols,
+            rows: spawn.rows,
+        }
+    }
+
+    fn observer(&self) -> Arc<dyn PaneObserver> {
+        Arc::new(SharedObserver(self.me.clone()))
+    }
+}
+
+async fn wait_started(started: Started) -> Result<(), String> {
+    for (_, rx) in started {
+        match rx.await {
+            Ok(Ok(_pid)) => {}
+            Ok(Err(msg)) => return Err(msg),
+            Err(_) => return Err("the pane's worker stopped while starting".to_owned()),
+        }
+    }
+    Ok(())
+}
+
+fn spawn_failure_code(method: &str) -> &'static str {
+    match method {
+        "workspace.create" => "workspace_create_failed",
+        "tab.create" => "tab_create_failed",
+        "pane.split" => "pane_split_failed",
+        _ => "internal_error",
+    }
+}
+
+struct SharedObserver(Weak<Shared>);
+
+impl PaneObserver for SharedObserver {
+    fn worker_event(&self, key: PaneKey, event: WorkerEvent) {
+        let Some(shared) = self.0.upgrade() else { return };
+        let effects = {
+            let mut session = shared.session();
+            match event {
+                WorkerEvent::Title(title) => session.set_pane_title(key, title),
+                WorkerEvent::Cwd(cwd) => session.set_pane_cwd(key, cwd),
+                WorkerEvent::Exited { .. } => Effects::default(),
+            }
+        };
+        shared.apply(effects);
+    }
+
+    fn pane_gone(&self, key: PaneKey) {
+        let Some(shared) = self.0.upgrade() else { return };
+        if shared.is_shutting_down() {
+            return;
+        }
+        shared.panes().remove(key);
+        let effects = shared.session().pane_exited(key);
+        shared.apply(effects);
+    }
+}

@@ -1,0 +1,100 @@
+//! Frames over a worker's socket, with PTY master fds passed beside them (SCM_RIGHTS).
+
+use std::collections::VecDeque;
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::Arc;
+
+use herdr_protocol::ipc::{FrameDecoder, FrameError, SupervisorToWorker, WorkerToSupervisor, encode_frame};
+use sendfd::{RecvWithFd, SendWithFd};
+use tokio::net::UnixStream;
+
+/// The writing side; cheap to clone, shared by the pane task and shutdown.
+#[derive(Debug, Clone)]
+pub struct LinkWriter {
+    stream: Arc<UnixStream>,
+    write_lock: Arc<tokio::sync::Mutex<()>>,
+}
+
+/// The reading side: decodes frames and queues fds in arrival order.
+#[derive(Debug)]
+pub struct LinkReader {
+    stream: Arc<UnixStream>,
+    decoder: FrameDecoder,
+    fds: VecDeque<OwnedFd>,
+}
+
+pub fn split(stream: UnixStream) -> (LinkWriter, LinkReader) {
+    let stream = Arc::new(stream);
+    (
+        LinkWriter { stream: stream.clone(), write_lock: Arc::default() },
+        LinkReader { stream, decoder: FrameDecoder::new(), fds: VecDeque::new() },
+    )
+}
+
+fn frame_error(e: FrameError) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, e)
+}
+
+impl LinkWriter {
+    /// Writes one frame; `fd`, when given, travels with the frame's first byte.
+    pub async fn send(&self, msg: &SupervisorToWorker, fd: Option<BorrowedFd<'_>>) -> io::Result<()> {
+        let bytes = encode_frame(msg).map_err(frame_error)?;
+        let _guard = self.write_lock.lock().await;
+        let mut sent = 0;
+        let mut pending_fd: Option<RawFd> = fd.map(|f| f.as_raw_fd());
+        while sent < bytes.len() {
+            self.stream.writable().await?;
+            let fds: Vec<RawFd> = pending_fd.into_iter().collect();
+            match self.stream.send_with_fd(&bytes[sent..], &fds) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => {
+                    sent += n;
+                    pending_fd = None;
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl LinkReader {
+    /// The next frame; `Ok(None)` when the worker closed the link.
+    pub async fn recv(&mut self) -> io::Result<Option<WorkerToSupervisor>> {
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            if let Some(frame) = self.decoder.next_frame().map_err(frame_error)? {
+                return Ok(Some(frame));
+            }
+            self.stream.readable().await?;
+            let mut fds: [RawFd; 4] = [-1; 4];
+            match self.stream.recv_with_fd(&mut buf, &mut fds) {
+                Ok((0, 0)) => return Ok(None),
+                Ok((n, nfds)) => {
+                    for &raw in &fds[..nfds] {
+                        // SAFETY: the kernel just installed this descriptor for us; nobody else owns it.
+                        let owned = unsafe { OwnedFd::from_raw_fd(raw) };
+                        set_cloexec(&owned);
+                        self.fds.push_back(owned);
+                    }
+                    self.decoder.push(&buf[..n]);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The oldest fd received and not yet claimed by a frame.
+    pub fn take_fd(&mut self) -> Option<OwnedFd> {
+        self.fds.pop_front()
+    }
+}
+
+/// Received fds arrive without close-on-exec; a PTY master must never leak into another worker.
+fn set_cloexec(fd: &OwnedFd) {
+    use nix::fcntl::{FcntlArg, FdFlag, fcntl};
+    let _ = fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC));
+}

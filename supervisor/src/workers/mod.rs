@@ -1,0 +1,116 @@
+//! The pane-worker registry: one supervision task per pane, which starts the pane's worker,
+//! forwards requests to it, and restarts it (handing over the PTY master fd) when it dies.
+
+mod link;
+mod pane_task;
+mod spawn;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use herdr_protocol::ipc::{WorkerRequest, WorkerResponse};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::session::PaneKey;
+
+pub use pane_task::{Launch, launch};
+
+#[derive(Debug)]
+pub(crate) enum PaneCmd {
+    Request { id: u64, body: WorkerRequest, reply: oneshot::Sender<WorkerResponse> },
+    Cancel(u64),
+    Shutdown { done: oneshot::Sender<()> },
+}
+
+/// The supervisor's handle on one pane's supervision task.
+#[derive(Debug, Clone)]
+pub struct PaneHandle {
+    cmd: mpsc::UnboundedSender<PaneCmd>,
+}
+
+/// Why a forwarded request produced no response.
+#[derive(Debug, thiserror::Error)]
+pub enum ForwardError {
+    #[error("pane has no running worker")]
+    Gone,
+}
+
+impl PaneHandle {
+    /// Sends `body` to the pane's worker and waits for its answer. Dropping the future cancels
+    /// the request on the worker (used by timeouts and by clients that hang up).
+    pub async fn request(&self, id: u64, body: WorkerRequest) -> Result<WorkerResponse, ForwardError> {
+        let (reply, rx) = oneshot::channel();
+        self.cmd.send(PaneCmd::Request { id, body, reply }).map_err(|_| ForwardError::Gone)?;
+        let guard = CancelOnDrop { cmd: &self.cmd, id, armed: true };
+        let result = rx.await.map_err(|_| ForwardError::Gone);
+        guard.disarm();
+        result
+    }
+
+    /// Fire-and-forget (resizes after layout changes).
+    pub fn notify(&self, id: u64, body: WorkerRequest) {
+        let (reply, _rx) = oneshot::channel();
+        let _ = self.cmd.send(PaneCmd::Request { id, body, reply });
+    }
+
+    /// Closes the pane: the worker hangs up the program and exits. Resolves when it is gone.
+    pub async fn shutdown(&self) {
+        let (done, rx) = oneshot::channel();
+        if self.cmd.send(PaneCmd::Shutdown { done }).is_ok() {
+            let _ = rx.await;
+        }
+    }
+}
+
+struct CancelOnDrop<'a> {
+    cmd: &'a mpsc::UnboundedSender<PaneCmd>,
+    id: u64,
+    armed: bool,
+}
+
+impl CancelOnDrop<'_> {
+    fn disarm(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = self.cmd.send(PaneCmd::Cancel(self.id));
+        }
+    }
+}
+
+/// Live panes by their immutable key.
+#[derive(Debug, Default)]
+pub struct Registry {
+    panes: HashMap<PaneKey, PaneHandle>,
+}
+
+impl Registry {
+    pub fn insert(&mut self, key: PaneKey, handle: PaneHandle) {
+        self.panes.insert(key, handle);
+    }
+
+    pub fn get(&self, key: PaneKey) -> Option<PaneHandle> {
+        self.panes.get(&key).cloned()
+    }
+
+    pub fn remove(&mut self, key: PaneKey) -> Option<PaneHandle> {
+        self.panes.remove(&key)
+    }
+
+    pub fn drain(&mut self) -> Vec<PaneHandle> {
+        self.panes.drain().map(|(_, h)| h).collect()
+    }
+}
+
+/// What a pane task tells the rest of the supervisor.
+pub trait PaneObserver: Send + Sync + 'static {
+    fn worker_event(&self, key: PaneKey, event: herdr_protocol::ipc::WorkerEvent);
+    /// The pane's program is gone (exited, or could not be started / kept alive).
+    fn pane_gone(&self, key: PaneKey);
+}
+
+pub(crate) type Observer = Arc<dyn PaneObserver>;

@@ -1,0 +1,53 @@
+//! Starting a `herdr-pane-worker` process with one end of a fresh socketpair as fd 3.
+
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// The fd number the worker finds its link on (`--ipc-fd 3`).
+const CHILD_LINK_FD: i32 = 3;
+
+/// A started worker: its pid and our end of the link.
+#[derive(Debug)]
+pub struct Started {
+    pub pid: i32,
+    pub link: tokio::net::UnixStream,
+}
+
+/// Spawns the worker in its own process group (so a Ctrl+C aimed at a foreground `herdr server`
+/// does not reach panes). The supervisor reaps it through its SIGCHLD handler, never through the
+/// `Child` handle.
+pub fn start(worker_exe: &Path) -> io::Result<Started> {
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair()?;
+    let child_fd = theirs.as_raw_fd();
+    let mut cmd = Command::new(worker_exe);
+    cmd.arg("--ipc-fd")
+        .arg(CHILD_LINK_FD.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .process_group(0);
+    // SAFETY: only async-signal-safe calls (dup2, fcntl) run between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            if child_fd == CHILD_LINK_FD {
+                let flags = libc::fcntl(child_fd, libc::F_GETFD);
+                if flags < 0 || libc::fcntl(child_fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            } else if libc::dup2(child_fd, CHILD_LINK_FD) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = cmd.spawn()?;
+    drop(theirs);
+    ours.set_nonblocking(true)?;
+    let pid = i32::try_from(child.id()).map_err(|_| io::Error::other("worker pid out of range"))?;
+    // The Child handle is dropped without waiting: reaping happens in `reaper`.
+    drop(child);
+    Ok(Started { pid, link: tokio::net::UnixStream::from_std(ours)? })
+}
