@@ -1,1 +1,223 @@
-//! The session model (placeholder until the model lands).
+//! The session model: workspaces → tabs → split trees of panes, focus, zoom and pane metadata,
+//! and the public API methods that read or change them (`workspace.*`, `tab.*`, the layout and
+//! navigation `pane.*` methods, `layout.export`, `session.snapshot`).
+//!
+//! Pure: plain data and functions, no sockets, no tokio, no processes. A method returns its
+//! result plus [`Effects`] (events to publish, panes to spawn, close or resize) that the
+//! supervisor runtime carries out. Pane reads, input and waits are not here: they go to workers.
+//!
+//! Choices where upstream is silent or the user's expectation decides:
+//! - The first workspace of an empty session becomes active even without `focus: true`.
+//! - A new pane's cwd: the explicit `cwd` param, else the cwd of the pane it is split from (or
+//!   of the focused pane of the workspace it opens in), else none (the worker's own cwd).
+//! - Ratios must be finite and strictly between 0 and 1 (`invalid_ratio`); accepted ratios are
+//!   clamped to 0.1..=0.9 like upstream.
+//! - A zoomed tab shows its focused pane over the whole area; that pane's layout rect is the
+//!   area, the others keep their tree rects.
+//! - Focus events (`workspace_focused`, `tab_focused`, `pane_focused`, always together) are
+//!   derived after every operation from the before/after focused pane, whatever the cause.
+
+mod ids;
+mod layout_ops;
+mod model;
+mod moves;
+mod panes;
+mod params;
+mod records;
+mod resolve;
+mod tabs;
+mod tree;
+mod workspaces;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_layout;
+
+use herdr_protocol::api::{ApiError, ApiResult, Event};
+use serde_json::Value;
+
+pub use model::Session;
+
+/// The internal, immutable identity of a pane: it never changes, even when a move gives the pane
+/// a new public id. The supervisor keys its worker registry on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PaneKey(pub u64);
+
+/// Start a worker for a new pane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpawnRequest {
+    pub pane: PaneKey,
+    pub cwd: Option<String>,
+    /// None: the user's shell.
+    pub argv: Option<Vec<String>>,
+    /// Caller env (`env` param); the supervisor appends the `HERDR_*` variables.
+    pub env: Vec<(String, String)>,
+    pub cols: u16,
+    pub rows: u16,
+    pub workspace_id: String,
+    pub tab_id: String,
+    pub pane_id: String,
+}
+
+/// What the runtime must do after a model change, in order: publish `events`, start `spawns`,
+/// stop `closes`, resize `resizes` (`(pane, cols, rows)`).
+#[derive(Debug, Default, Clone)]
+pub struct Effects {
+    pub events: Vec<Event>,
+    pub spawns: Vec<SpawnRequest>,
+    pub closes: Vec<PaneKey>,
+    pub resizes: Vec<(PaneKey, u16, u16)>,
+}
+
+impl Effects {
+    fn event(&mut self, event: Event) {
+        self.events.push(event);
+    }
+
+    /// Records a spawn; sizes and ids are filled in once the operation has finished.
+    fn spawn(&mut self, pane: PaneKey, cwd: Option<String>, env: Vec<(String, String)>) {
+        self.spawns.push(SpawnRequest {
+            pane,
+            cwd,
+            argv: None,
+            env,
+            cols: 0,
+            rows: 0,
+            workspace_id: String::new(),
+            tab_id: String::new(),
+            pane_id: String::new(),
+        });
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HandleError {
+    /// The params did not parse: answered with id `""`, `invalid_request`,
+    /// `"invalid request: <message>"`.
+    #[error("invalid request: {0}")]
+    BadParams(String),
+    /// A handler-level error, answered with the request id.
+    #[error(transparent)]
+    Api(#[from] ApiError),
+}
+
+type Handled = Result<ApiResult, HandleError>;
+
+impl Session {
+    /// Runs session method `method`. `None`: not a method of the session model.
+    pub fn handle(
+        &mut self,
+        method: &str,
+        params: Value,
+    ) -> Option<Result<(ApiResult, Effects), HandleError>> {
+        let before = self.observe();
+        let mut fx = Effects::default();
+        let fx_ref = &mut fx;
+        let result = match method {
+            "session.snapshot" => Ok(ApiResult::SessionSnapshot { snapshot: Box::new(self.snapshot()) }),
+            "workspace.create" => self.workspace_create(params, fx_ref),
+            "workspace.list" => Ok(ApiResult::WorkspaceList { workspaces: self.workspace_infos() }),
+            "workspace.get" => self.workspace_get(params),
+            "workspace.focus" => self.workspace_focus(params),
+            "workspace.rename" => self.workspace_rename(params, fx_ref),
+            "workspace.move" => self.workspace_move(params, fx_ref),
+            "workspace.move_block" => self.workspace_move_block(params, fx_ref),
+            "workspace.close" => self.workspace_close(params, fx_ref),
+            "tab.create" => self.tab_create(params, fx_ref),
+            "tab.list" => self.tab_list(params),
+            "tab.get" => self.tab_get(params),
+            "tab.focus" => self.tab_focus(params),
+            "tab.rename" => self.tab_rename(params, fx_ref),
+            "tab.move" => self.tab_move(params, fx_ref),
+            "tab.close" => self.tab_close(params, fx_ref),
+            "pane.list" => self.pane_list(params),
+            "pane.get" => self.pane_get(params),
+            "pane.current" => self.pane_current(params),
+            "pane.focus" => self.pane_focus(params),
+            "pane.split" => self.pane_split(params, fx_ref),
+            "pane.rename" => self.pane_rename(params, fx_ref),
+            "pane.close" => self.pane_close(params, fx_ref),
+            "pane.layout" => self.pane_layout(params),
+            "pane.neighbor" => self.pane_neighbor(params),
+            "pane.edges" => self.pane_edges(params),
+            "pane.focus_direction" => self.pane_focus_direction(params),
+            "pane.resize" => self.pane_resize(params, fx_ref),
+            "pane.swap" => self.pane_swap(params, fx_ref),
+            "pane.zoom" => self.pane_zoom(params, fx_ref),
+            "pane.move" => self.pane_move(params, fx_ref),
+            "layout.export" => self.layout_export(params),
+            _ => return None,
+        };
+        Some(result.map(|result| {
+            self.finish(&before, &mut fx);
+            (result, fx)
+        }))
+    }
+
+    /// Completes `fx` after an operation: focus events when the focused pane changed, final
+    /// sizes and ids of spawned panes, and resizes for every other pane whose size changed.
+    fn finish(&self, before: &model::Observation, fx: &mut Effects) {
+        let after = self.observe();
+        if after.focus != before.focus
+            && let Some((_, _, key)) = after.focus
+            && let Some((ws, tab, pane)) = self.pane_ids(key)
+        {
+            fx.event(Event::WorkspaceFocused { workspace_id: ws.clone() });
+            fx.event(Event::TabFocused { tab_id: tab, workspace_id: ws.clone() });
+            fx.event(Event::PaneFocused { pane_id: pane, workspace_id: ws });
+        }
+        for spawn in &mut fx.spawns {
+            if let Some(&(cols, rows)) = after.sizes.get(&spawn.pane) {
+                (spawn.cols, spawn.rows) = (cols, rows);
+            }
+            if let Some((ws, tab, pane)) = self.pane_ids(spawn.pane) {
+                (spawn.workspace_id, spawn.tab_id, spawn.pane_id) = (ws, tab, pane);
+            }
+        }
+        let mut resizes: Vec<(PaneKey, u16, u16)> = after
+            .sizes
+            .iter()
+            .filter(|(key, size)| before.sizes.get(key).is_some_and(|old| old != *size))
+            .filter(|(key, _)| !fx.spawns.iter().any(|s| s.pane == **key))
+            .map(|(key, &(cols, rows))| (*key, cols, rows))
+            .collect();
+        resizes.sort();
+        fx.resizes.extend(resizes);
+    }
+
+    /// Runs a change outside `handle` (worker reports, client resizes) with the same follow-up.
+    fn observed(&mut self, change: impl FnOnce(&mut Self, &mut Effects)) -> Effects {
+        let before = self.observe();
+        let mut fx = Effects::default();
+        change(self, &mut fx);
+        self.finish(&before, &mut fx);
+        fx
+    }
+
+    /// The pane that has the focus: the active workspace's active tab's focused pane.
+    pub fn focused_pane(&self) -> Option<PaneKey> {
+        self.focus_triple().map(|(_, _, key)| key)
+    }
+
+    /// Current public ids `(workspace, tab, pane)` of a pane.
+    pub fn pane_ids(&self, key: PaneKey) -> Option<(String, String, String)> {
+        let loc = self.locate(key)?;
+        Some((self.workspaces[loc.wi].id(), self.tab_public_id(loc.wi, loc.ti), self.public_pane_id(key)?))
+    }
+
+    /// Every pane placed in a tab, in key order.
+    pub fn pane_keys(&self) -> Vec<PaneKey> {
+        self.panes.keys().copied().filter(|k| self.locate(*k).is_some()).collect()
+    }
+
+    /// The size of every tab (from attached clients); panes whose size changes get resizes.
+    pub fn set_area(&mut self, cols: u16, rows: u16) -> Effects {
+        self.observed(|s, _| s.area = tree::Rect::new(0, 0, cols, rows))
+    }
+
+    /// Cells a tab currently has: `(cols, rows)`.
+    pub fn area(&self) -> (u16, u16) {
+        (self.area.width, self.area.height)
+    }
+}
