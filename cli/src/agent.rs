@@ -1,0 +1,243 @@
+//! `herdr agent …`: the agent subcommands whose client side is a single request, and the text
+//! rendering of `agent explain`. (`agent start` and `agent attach` need several requests or the
+//! client socket and are not here yet.)
+
+use clap::{ArgGroup, Args, Subcommand};
+use serde_json::{Value, json};
+
+use crate::args::{AgentStatus, ReadFormat, ReadSource};
+use crate::request::{ApiCall, ApiRequest, Reply, UsageError};
+
+#[derive(Debug, Subcommand)]
+#[command(after_help = "Targets accept unique agent names and pane ids that currently host agents.")]
+pub enum AgentCommand {
+    /// List agents
+    List,
+    /// Show an agent
+    Get {
+        #[arg(value_name = "TARGET")]
+        target: String,
+    },
+    /// Focus an agent
+    Focus {
+        #[arg(value_name = "TARGET")]
+        target: String,
+    },
+    /// Rename an agent, or clear its name
+    Rename(RenameArgs),
+    /// Read agent terminal output (prints the text verbatim)
+    Read(ReadArgs),
+    /// Send key presses to an agent
+    #[command(after_help = crate::args::KEY_HELP)]
+    SendKeys {
+        #[arg(value_name = "TARGET")]
+        target: String,
+        #[arg(value_name = "KEY", required = true, num_args = 1.., allow_hyphen_values = true, trailing_var_arg = true)]
+        keys: Vec<String>,
+    },
+    /// Explain agent detection state
+    Explain(ExplainArgs),
+    /// Submit a prompt to an agent
+    Prompt(PromptArgs),
+    /// Wait until an agent reaches one of the requested states
+    Wait(WaitArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("new_name").args(["name", "clear"]).required(true).multiple(false)))]
+#[command(override_usage = "herdr agent rename <TARGET> <NAME>|--clear")]
+pub struct RenameArgs {
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+    #[arg(long)]
+    pub clear: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+    /// Terminal snapshot source (default: recent)
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    pub source: Option<ReadSource>,
+    #[arg(long, value_name = "N")]
+    pub lines: Option<u32>,
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ReadFormat>,
+    /// Same as --format ansi
+    #[arg(long)]
+    pub ansi: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+    /// Print the explanation as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// text or json
+    #[arg(long, value_name = "FORMAT", value_parser = ["text", "json"])]
+    pub format: Option<String>,
+    /// Also list every evaluated rule
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "If the agent is already blocked, nothing is sent (agent_blocked). With --wait, an accepted \
+                        prompt must cause an observed state change within 5000 ms (else agent_prompt_stalled, or \
+                        timeout when the caller's timeout is shorter); then it waits for idle, done or blocked, or \
+                        any --until state. Turns are not tracked: if the agent is already working, the end of that \
+                        turn may match."
+)]
+pub struct PromptArgs {
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+    #[arg(value_name = "TEXT", allow_hyphen_values = true)]
+    pub text: String,
+    /// Wait for the first matching state observed after submission
+    #[arg(long)]
+    pub wait: bool,
+    /// State to match after --wait; repeat for more than one state
+    #[arg(long, value_enum, value_name = "STATUS", requires = "wait")]
+    pub until: Vec<AgentStatus>,
+    /// Fail after this many milliseconds
+    #[arg(long, value_name = "MS", requires = "wait")]
+    pub timeout: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Without --until, matches idle, done, or blocked. Use --until unknown explicitly when \
+                        needed. Without --timeout, waits indefinitely."
+)]
+pub struct WaitArgs {
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+    /// State to match; repeat for more than one state
+    #[arg(long, value_enum, value_name = "STATUS")]
+    pub until: Vec<AgentStatus>,
+    /// Fail after this many milliseconds
+    #[arg(long, value_name = "MS")]
+    pub timeout: Option<u64>,
+}
+
+fn statuses(until: &[AgentStatus]) -> Vec<&'static str> {
+    until.iter().map(|s| s.wire()).collect()
+}
+
+pub fn call(command: &AgentCommand) -> Result<ApiCall, UsageError> {
+    let call = match command {
+        AgentCommand::List => ApiCall::envelope(ApiRequest::new("cli:agent:list", "agent.list")),
+        AgentCommand::Get { target } => {
+            ApiCall::envelope(ApiRequest::new("cli:agent:get", "agent.get").with("target", target.as_str()))
+        }
+        AgentCommand::Focus { target } => ApiCall::envelope(
+            ApiRequest::new("cli:agent:focus", "agent.focus").with("target", target.as_str()),
+        ),
+        AgentCommand::Rename(args) => ApiCall::envelope(
+            ApiRequest::new("cli:agent:rename", "agent.rename")
+                .with("target", args.target.as_str())
+                .with_opt("name", if args.clear { None } else { args.name.clone() }),
+        ),
+        AgentCommand::Read(args) => {
+            let format = if args.ansi { ReadFormat::Ansi } else { args.format.unwrap_or(ReadFormat::Text) };
+            ApiCall::read_text(
+                ApiRequest::new("cli:agent:read", "agent.read")
+                    .with("target", args.target.as_str())
+                    .with("source", args.source.unwrap_or(ReadSource::Recent).wire())
+                    .with_opt("lines", args.lines)
+                    .with("format", format.wire())
+                    .with("strip_ansi", format == ReadFormat::Text),
+            )
+        }
+        AgentCommand::SendKeys { target, keys } => ApiCall::envelope(
+            ApiRequest::new("cli:agent:send-keys", "agent.send_keys")
+                .with("target", target.as_str())
+                .with("keys", keys.clone()),
+        ),
+        AgentCommand::Explain(args) => {
+            let json = args.json || args.format.as_deref() == Some("json");
+            ApiCall {
+                request: ApiRequest::new("cli:agent:explain", "agent.explain")
+                    .with("target", args.target.as_str()),
+                reply: Reply::Explain { json, verbose: args.verbose },
+            }
+        }
+        AgentCommand::Prompt(args) => {
+            let wait = args.wait.then(|| {
+                let mut options = json!({"until": statuses(&args.until)});
+                if let Some(timeout) = args.timeout {
+                    options["timeout_ms"] = Value::from(timeout);
+                }
+                options
+            });
+            ApiCall::envelope(
+                ApiRequest::new("cli:agent:prompt", "agent.prompt")
+                    .with("target", args.target.as_str())
+                    .with("text", args.text.as_str())
+                    .with_opt("wait", wait),
+            )
+        }
+        AgentCommand::Wait(args) => ApiCall::envelope(
+            ApiRequest::new("cli:agent:wait", "agent.wait")
+                .with("target", args.target.as_str())
+                .with("until", statuses(&args.until))
+                .with_opt("timeout_ms", args.timeout),
+        ),
+    };
+    Ok(call)
+}
+
+fn text_or<'a>(value: &'a Value, default: &'a str) -> &'a str {
+    value.as_str().unwrap_or(default)
+}
+
+/// Human-readable `agent explain` output from the server's free-form `explain` object.
+pub fn explain_text(explain: &Value, verbose: bool) -> String {
+    let mut out = String::new();
+    let mut line = |text: String| {
+        out.push_str(&text);
+        out.push('\n');
+    };
+    line(format!("agent: {}", text_or(&explain["agent"], "unknown")));
+    line(format!("state: {}", text_or(&explain["state"], "unknown")));
+    line(format!(
+        "manifest: {} {}",
+        text_or(&explain["manifest_source"], "none"),
+        text_or(&explain["manifest_version"], "unknown")
+    ));
+    match explain["matched_rule"].as_object() {
+        Some(rule) => line(format!(
+            "rule: {} (region={} priority={})",
+            rule.get("id").and_then(Value::as_str).unwrap_or("-"),
+            rule.get("region").and_then(Value::as_str).unwrap_or("-"),
+            rule.get("priority").and_then(Value::as_i64).unwrap_or(0)
+        )),
+        None => line("rule: none".to_owned()),
+    }
+    for key in ["fallback_reason", "screen_detection_skip_reason", "skipped_update_reason", "warning"] {
+        if let Some(text) = explain[key].as_str() {
+            line(format!("{key}: {text}"));
+        }
+    }
+    let rules = explain["evaluated_rules"].as_array().filter(|rules| !rules.is_empty());
+    if let (true, Some(rules)) = (verbose, rules) {
+        line("evaluated_rules:".to_owned());
+        for rule in rules {
+            line(format!(
+                "  {} {} priority={} region={} state={}",
+                if rule["matched"].as_bool().unwrap_or(false) { "✓" } else { "✗" },
+                text_or(&rule["id"], "-"),
+                rule["priority"].as_i64().unwrap_or(0),
+                text_or(&rule["region"], "-"),
+                text_or(&rule["state"], "unknown")
+            ));
+        }
+    }
+    out
+}

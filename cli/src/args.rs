@@ -1,0 +1,212 @@
+//! The `herdr` command-line grammar: the root command, the global `--session` option, and the
+//! value types several command groups share. Each group's own sub-grammar lives next to the code
+//! that turns it into a request (`workspace.rs`, `pane.rs`, ...). Parsing only: no I/O here.
+//!
+//! Usage errors are clap's: text on stderr, exit code 2. `--help` prints to stdout, exit 0.
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::{agent, api, notification, pane, server, status, tab, workspace};
+
+/// terminal workspace manager for AI coding agents
+#[derive(Debug, Parser)]
+#[command(name = "herdr", version, disable_help_subcommand = true)]
+pub struct Cli {
+    /// Use or create a named persistent session (valid before or after the subcommand).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub session: Option<String>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show local client and running server status
+    Status(status::StatusArgs),
+    /// Run or control the server
+    Server(server::ServerArgs),
+    /// Inspect socket API metadata and live runtime state
+    #[command(subcommand)]
+    Api(api::ApiCommand),
+    /// Manage workspaces over the socket API
+    #[command(subcommand)]
+    Workspace(workspace::WorkspaceCommand),
+    /// Manage tabs over the socket API
+    #[command(subcommand)]
+    Tab(tab::TabCommand),
+    /// Control terminal panes
+    #[command(subcommand)]
+    Pane(pane::PaneCommand),
+    /// Control and inspect agent panes
+    #[command(subcommand)]
+    Agent(agent::AgentCommand),
+    /// Show herdr notifications
+    #[command(subcommand)]
+    Notification(notification::NotificationCommand),
+}
+
+/// A pane neighbour direction (`pane.neighbor`, `focus_direction`, `resize`, `swap`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Direction {
+    Left,
+    Right,
+    Up,
+    Down,
+}
+
+impl Direction {
+    pub fn wire(self) -> &'static str {
+        match self {
+            Direction::Left => "left",
+            Direction::Right => "right",
+            Direction::Up => "up",
+            Direction::Down => "down",
+        }
+    }
+}
+
+/// Where a split puts the new pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SplitDirection {
+    Right,
+    Down,
+}
+
+impl SplitDirection {
+    pub fn wire(self) -> &'static str {
+        match self {
+            SplitDirection::Right => "right",
+            SplitDirection::Down => "down",
+        }
+    }
+}
+
+/// A read snapshot source. The CLI spelling is `recent-unwrapped`; the wire spelling is
+/// `recent_unwrapped` (accepted here too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReadSource {
+    Visible,
+    Recent,
+    #[value(name = "recent-unwrapped", alias = "recent_unwrapped")]
+    RecentUnwrapped,
+    Detection,
+}
+
+impl ReadSource {
+    pub fn wire(self) -> &'static str {
+        match self {
+            ReadSource::Visible => "visible",
+            ReadSource::Recent => "recent",
+            ReadSource::RecentUnwrapped => "recent_unwrapped",
+            ReadSource::Detection => "detection",
+        }
+    }
+}
+
+/// The sources `pane wait-output` accepts (no `detection`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WaitSource {
+    Visible,
+    Recent,
+    #[value(name = "recent-unwrapped", alias = "recent_unwrapped")]
+    RecentUnwrapped,
+}
+
+impl WaitSource {
+    pub fn wire(self) -> &'static str {
+        match self {
+            WaitSource::Visible => "visible",
+            WaitSource::Recent => "recent",
+            WaitSource::RecentUnwrapped => "recent_unwrapped",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReadFormat {
+    Text,
+    Ansi,
+}
+
+impl ReadFormat {
+    pub fn wire(self) -> &'static str {
+        match self {
+            ReadFormat::Text => "text",
+            ReadFormat::Ansi => "ansi",
+        }
+    }
+}
+
+/// Agent status as matched by `agent wait` / `agent prompt --until`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AgentStatus {
+    Idle,
+    Working,
+    Blocked,
+    Done,
+    Unknown,
+}
+
+impl AgentStatus {
+    pub fn wire(self) -> &'static str {
+        match self {
+            AgentStatus::Idle => "idle",
+            AgentStatus::Working => "working",
+            AgentStatus::Blocked => "blocked",
+            AgentStatus::Done => "done",
+            AgentStatus::Unknown => "unknown",
+        }
+    }
+}
+
+/// Who handles right clicks in a pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RightClick {
+    Herdr,
+    Pane,
+}
+
+impl RightClick {
+    pub fn wire(self) -> &'static str {
+        match self {
+            RightClick::Herdr => "herdr",
+            RightClick::Pane => "pane",
+        }
+    }
+}
+
+/// The key grammar, for `send-keys` help.
+pub const KEY_HELP: &str = "Keys (case-insensitive): enter|return, esc|escape, tab, backspace|bs, space, left, right, \
+up, down, f1..f12, named punctuation (minus comma period slash backslash quote double_quote semicolon colon \
+percent ampersand backtick plus) or any single character (uppercase implies shift). Modifiers join with '+': \
+ctrl|control, shift, alt|option|meta, cmd|command|super, hyper, e.g. ctrl+c, shift+tab, alt+enter; C-c means ctrl+c.";
+
+/// Parses `KEY=VALUE` for `--env` (key non-empty, no NUL bytes).
+pub fn parse_env_assignment(raw: &str) -> Result<(String, String), String> {
+    let (key, value) = raw.split_once('=').ok_or("env must use KEY=VALUE")?;
+    if key.is_empty() {
+        return Err("env key must not be empty".into());
+    }
+    if key.contains('\0') || value.contains('\0') {
+        return Err("env must not contain NUL bytes".into());
+    }
+    Ok((key.to_owned(), value.to_owned()))
+}
+
+/// Parses `NAME=VALUE` for `--token` (name non-empty).
+pub fn parse_token_assignment(raw: &str) -> Result<(String, String), String> {
+    let (key, value) = raw.split_once('=').ok_or("token must use NAME=VALUE")?;
+    if key.is_empty() {
+        return Err("token name must not be empty".into());
+    }
+    Ok((key.to_owned(), value.to_owned()))
+}
+
+/// Parses a finite number (`--ratio`, `--amount`).
+pub fn parse_finite(raw: &str) -> Result<f64, String> {
+    match raw.parse::<f64>() {
+        Ok(value) if value.is_finite() => Ok(value),
+        _ => Err(format!("invalid number: {raw}")),
+    }
+}

@@ -1,0 +1,156 @@
+//! The `herdr` command line: `herdr server` (runs the supervisor), and the subcommands that drive
+//! a running server through its JSON API socket with upstream's grammar, request ids, output
+//! and exit codes. Not here: the terminal UI (`herdr` with no subcommand attaches in later work),
+//! the server itself (`herdr-supervisor`), the wire types beyond plain JSON.
+//!
+//! Map:
+//! - [`args`]: root grammar, global `--session`, shared value types;
+//! - one module per command group: [`workspace`], [`tab`], [`pane`], [`agent`], [`api`],
+//!   [`notification`], [`status`], [`server`] — each turns its arguments into an [`request::ApiCall`]
+//!   (pure) or runs a local action;
+//! - [`call`]: ping + protocol guard + the single request; [`connect`]: the socket edge;
+//! - [`output`]: sorted-key printing and exit codes; [`session`]: which server to talk to.
+
+pub mod agent;
+pub mod api;
+pub mod args;
+pub mod call;
+pub mod connect;
+pub mod notification;
+pub mod output;
+pub mod pane;
+pub mod request;
+pub mod server;
+pub mod session;
+pub mod status;
+pub mod tab;
+pub mod workspace;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::Parser;
+use herdr_protocol::paths::PathEnv;
+
+use crate::args::{Cli, Command};
+use crate::output::{EXIT_ERROR, Rendered};
+use crate::request::{ApiCall, Caller, UsageError};
+use crate::server::ServerAction;
+use crate::session::Target;
+
+/// Printed (exit 2) for `herdr` without a subcommand until the terminal UI exists.
+pub const NO_TUI_MESSAGE: &str = "herdr: the terminal UI (attaching with plain `herdr`) is not built yet.\n\
+Start a server with `herdr server --detach` (or `herdr server` in the foreground), then drive it with\n\
+subcommands, e.g. `herdr workspace create`, `herdr pane list`, `herdr pane run <PANE_ID> <COMMAND>`,\n\
+`herdr pane read <PANE_ID>`. See `herdr --help`.";
+
+/// Runs the CLI on `args` (including the program name) and returns the process exit code.
+pub fn main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let (args, session) = match extract_session(args.into_iter().collect()) {
+        Ok(split) => split,
+        Err(message) => return output::emit(Rendered::usage(&message)),
+    };
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
+            let _ = err.print();
+            return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(EXIT_ERROR));
+        }
+    };
+    let rendered = match cli.command {
+        None => Rendered::usage(NO_TUI_MESSAGE),
+        Some(command) => {
+            let session = session.or(cli.session);
+            dispatch(command, session.as_deref(), &Caller::from_process_env())
+        }
+    };
+    output::emit(rendered)
+}
+
+/// Takes every `--session NAME` / `--session=NAME` out of `args` (up to a `--` terminator), the
+/// last one winning, as upstream does: the option is global and may sit anywhere, even after a
+/// command's trailing words (`herdr pane run w1:p1 make test --session work`). clap still
+/// declares it, for help and completion.
+pub fn extract_session(args: Vec<OsString>) -> Result<(Vec<OsString>, Option<String>), String> {
+    let mut kept = Vec::with_capacity(args.len());
+    let mut session = None;
+    let mut rest = args.into_iter();
+    while let Some(arg) = rest.next() {
+        if arg == "--" {
+            kept.push(arg);
+            kept.extend(rest.by_ref());
+            break;
+        }
+        if arg == "--session" {
+            let value = rest.next().ok_or("missing value for --session")?;
+            session = Some(value.into_string().map_err(|_| "--session must be valid UTF-8".to_owned())?);
+            continue;
+        }
+        if let Some(value) = arg.to_str().and_then(|a| a.strip_prefix("--session=")) {
+            session = Some(value.to_owned());
+            continue;
+        }
+        kept.push(arg);
+    }
+    Ok((kept, session))
+}
+
+/// What a parsed command line does, as a plan (before anything is resolved or sent).
+#[derive(Debug)]
+pub enum Plan {
+    /// One socket-backed request behind the protocol guard.
+    Call(ApiCall),
+    /// Prints without touching any socket or path.
+    Local(Rendered),
+    Status(status::StatusArgs),
+    ServerForeground,
+    ServerDetach,
+    ServerStop,
+}
+
+/// Turns a command into a plan. Pure; usage errors surface here.
+pub fn plan(command: Command, caller: &Caller) -> Result<Plan, UsageError> {
+    let plan = match command {
+        Command::Status(args) => Plan::Status(args),
+        Command::Server(args) => match (args.action, args.detach) {
+            (Some(ServerAction::Stop), _) => Plan::ServerStop,
+            (Some(ServerAction::ReloadConfig), _) => Plan::Call(server::reload_config_call()),
+            (None, true) => Plan::ServerDetach,
+            (None, false) => Plan::ServerForeground,
+        },
+        Command::Api(api::ApiCommand::Snapshot) => Plan::Call(api::snapshot_call()),
+        Command::Api(api::ApiCommand::Schema(args)) => Plan::Local(api::schema(&args)),
+        Command::Workspace(cmd) => Plan::Call(workspace::call(&cmd)?),
+        Command::Tab(cmd) => Plan::Call(tab::call(&cmd)?),
+        Command::Pane(cmd) => Plan::Call(pane::call(&cmd, caller)?),
+        Command::Agent(cmd) => Plan::Call(agent::call(&cmd)?),
+        Command::Notification(cmd) => Plan::Call(notification::call(&cmd)?),
+    };
+    Ok(plan)
+}
+
+fn dispatch(command: Command, session: Option<&str>, caller: &Caller) -> Rendered {
+    let plan = match plan(command, caller) {
+        Ok(plan) => plan,
+        Err(UsageError(message)) => return Rendered::usage(&message),
+    };
+    if let Plan::Local(rendered) = plan {
+        return rendered;
+    }
+    let target = match Target::resolve(session, &PathEnv::from_process_env()) {
+        Ok(target) => target,
+        Err(err) => return Rendered::usage(&format!("herdr: {err}")),
+    };
+    match plan {
+        Plan::Call(call) => call::run(&target, &call),
+        Plan::Status(args) => status::run(&args, &target),
+        Plan::ServerForeground => server::run_foreground(&target),
+        Plan::ServerDetach => server::detach(&target),
+        Plan::ServerStop => server::stop(&target),
+        Plan::Local(rendered) => rendered,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,406 @@
+//! `herdr pane …`: grammar and the `pane.*` request each subcommand sends. The agent-reporting
+//! subcommands (`report-agent`, `report-metadata`, ...) live in [`report`].
+
+mod arrange;
+mod report;
+#[cfg(test)]
+mod tests;
+
+use clap::{ArgAction, ArgGroup, Args, Subcommand};
+
+use crate::args::{
+    Direction, ReadFormat, ReadSource, RightClick, SplitDirection, WaitSource, parse_env_assignment,
+    parse_finite,
+};
+use crate::request::{ApiCall, ApiRequest, Caller, SILENT_ID, UsageError};
+use crate::workspace::env_map;
+
+pub use arrange::{MoveArgs, SwapArgs};
+pub use report::{ReleaseAgentArgs, ReportAgentArgs, ReportAgentSessionArgs, ReportMetadataArgs};
+
+#[derive(Debug, Subcommand)]
+pub enum PaneCommand {
+    /// List panes
+    List {
+        #[arg(long, value_name = "WORKSPACE_ID")]
+        workspace: Option<String>,
+    },
+    /// Show the current pane (the caller's HERDR_PANE_ID, else the focused pane)
+    Current(PaneTarget),
+    /// Show a pane
+    Get {
+        #[arg(value_name = "PANE_ID")]
+        pane_id: String,
+    },
+    /// Show pane layout information
+    Layout(PaneTarget),
+    /// Show pane process information
+    ProcessInfo(PaneTarget),
+    /// Find a pane neighbor
+    Neighbor(DirectionArgs),
+    /// Show pane edge information
+    Edges(PaneTarget),
+    /// Focus a neighboring pane
+    Focus(DirectionArgs),
+    /// Resize a pane split
+    Resize(ResizeArgs),
+    /// Toggle or set pane zoom
+    Zoom(ZoomArgs),
+    /// Swap panes
+    Swap(SwapArgs),
+    /// Move a pane to another tab, a new tab or a new workspace
+    Move(MoveArgs),
+    /// Rename a pane, or clear its label
+    Rename(RenameArgs),
+    /// Set pane input routing
+    Input(InputArgs),
+    /// Split a pane
+    Split(SplitArgs),
+    /// Close a pane
+    Close {
+        #[arg(value_name = "PANE_ID")]
+        pane_id: String,
+    },
+    /// Read pane terminal output (prints the text verbatim)
+    Read(ReadArgs),
+    /// Send literal text to a pane (no Enter)
+    SendText(InputWords),
+    /// Send key presses to a pane (e.g. enter, ctrl+c, esc)
+    #[command(after_help = crate::args::KEY_HELP)]
+    SendKeys(InputWords),
+    /// Run a command in a pane (text, then Enter)
+    Run(InputWords),
+    /// Wait for matching pane output
+    WaitOutput(WaitOutputArgs),
+    /// Report pane agent lifecycle state
+    ReportAgent(ReportAgentArgs),
+    /// Report pane agent session identity
+    ReportAgentSession(ReportAgentSessionArgs),
+    /// Release pane agent lifecycle authority
+    ReleaseAgent(ReleaseAgentArgs),
+    /// Report display-only pane metadata
+    ReportMetadata(ReportMetadataArgs),
+}
+
+/// `[--pane ID | --current]`: an explicit pane, the caller's own pane, or (neither) the server's
+/// focused pane.
+#[derive(Debug, Args, Default)]
+pub struct PaneTarget {
+    /// Target this pane
+    #[arg(long, value_name = "ID", overrides_with = "current")]
+    pub pane: Option<String>,
+    /// Use the caller's pane (HERDR_PANE_ID)
+    #[arg(long, overrides_with = "pane")]
+    pub current: bool,
+}
+
+impl PaneTarget {
+    /// The pane to name in the request, if any. `--current` outside a pane names none, which
+    /// falls back to the server's focused pane.
+    fn resolve(&self, caller: &Caller) -> Option<String> {
+        match (&self.pane, self.current) {
+            (Some(pane), _) => Some(pane.clone()),
+            (None, true) => caller.pane_id.clone(),
+            (None, false) => None,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct DirectionArgs {
+    #[arg(long, value_enum, value_name = "DIRECTION")]
+    pub direction: Direction,
+    #[command(flatten)]
+    pub target: PaneTarget,
+}
+
+#[derive(Debug, Args)]
+pub struct ResizeArgs {
+    #[arg(long, value_enum, value_name = "DIRECTION")]
+    pub direction: Direction,
+    #[arg(long, value_name = "FLOAT", value_parser = parse_finite)]
+    pub amount: Option<f64>,
+    #[command(flatten)]
+    pub target: PaneTarget,
+}
+
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("mode").args(["toggle", "on", "off"]).multiple(false)))]
+pub struct ZoomArgs {
+    #[arg(value_name = "PANE_ID")]
+    pub pane_id: Option<String>,
+    #[command(flatten)]
+    pub target: PaneTarget,
+    #[arg(long)]
+    pub toggle: bool,
+    #[arg(long)]
+    pub on: bool,
+    #[arg(long)]
+    pub off: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("new_label").args(["label", "clear"]).required(true).multiple(false)))]
+#[command(override_usage = "herdr pane rename <PANE_ID> <LABEL>|--clear")]
+pub struct RenameArgs {
+    #[arg(value_name = "PANE_ID")]
+    pub pane_id: String,
+    /// The new label (several words are joined with spaces)
+    #[arg(value_name = "LABEL", num_args = 1..)]
+    pub label: Vec<String>,
+    /// Remove the manual label
+    #[arg(long)]
+    pub clear: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    #[arg(value_name = "PANE_ID")]
+    pub pane_id: Option<String>,
+    #[command(flatten)]
+    pub target: PaneTarget,
+    #[arg(long = "right-click", value_enum, value_name = "TARGET", required = true)]
+    pub right_click: RightClick,
+}
+
+#[derive(Debug, Args)]
+pub struct SplitArgs {
+    /// The pane to split (default: the server's focused pane)
+    #[arg(value_name = "PANE_ID")]
+    pub pane_id: Option<String>,
+    #[command(flatten)]
+    pub target: PaneTarget,
+    #[arg(long, value_enum, value_name = "DIRECTION")]
+    pub direction: SplitDirection,
+    /// Share of the space kept by the existing pane
+    #[arg(long, value_name = "FLOAT", value_parser = parse_finite)]
+    pub ratio: Option<f64>,
+    /// Working directory of the new pane (passed through verbatim)
+    #[arg(long, value_name = "PATH")]
+    pub cwd: Option<String>,
+    /// Set an environment variable for the new pane (repeatable)
+    #[arg(long, value_name = "KEY=VALUE", value_parser = parse_env_assignment, action = ArgAction::Append)]
+    pub env: Vec<(String, String)>,
+    #[arg(long = "right-click", value_enum, value_name = "TARGET")]
+    pub right_click: Option<RightClick>,
+    /// Focus the new pane (off by default)
+    #[arg(long, overrides_with = "no_focus")]
+    pub focus: bool,
+    #[arg(long = "no-focus", overrides_with = "focus")]
+    pub no_focus: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    #[arg(value_name = "PANE_ID")]
+    pub pane_id: String,
+    /// Terminal snapshot source (default: recent)
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    pub source: Option<ReadSource>,
+    #[arg(long, value_name = "N")]
+    pub lines: Option<u32>,
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ReadFormat>,
+    /// Same as --format ansi
+    #[arg(long)]
+    pub ansi: bool,
+    /// ANSI output without stripping anything
+    #[arg(long)]
+    pub raw: bool,
+}
+
+/// `<PANE_ID> <WORD>...` for send-text, send-keys and run.
+#[derive(Debug, Args)]
+pub struct InputWords {
+    #[arg(value_name = "PANE_ID")]
+    pub pane_id: String,
+    /// Text, keys or command words (several are joined with spaces; keys are sent one by one)
+    #[arg(value_name = "ARG", required = true, num_args = 1.., allow_hyphen_values = true, trailing_var_arg = true)]
+    pub words: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("matcher").args(["text", "regex"]).required(true).multiple(false)))]
+#[command(after_help = "The selected snapshot is searched immediately, including existing output, then \
+                        whenever new output arrives. Without --timeout, this waits indefinitely.")]
+pub struct WaitOutputArgs {
+    #[arg(value_name = "PANE_ID")]
+    pub pane_id: String,
+    /// Match a literal substring
+    #[arg(long = "match", value_name = "TEXT", allow_hyphen_values = true)]
+    pub text: Option<String>,
+    /// Match a Rust regular expression (per line)
+    #[arg(long, value_name = "PATTERN", allow_hyphen_values = true)]
+    pub regex: Option<String>,
+    /// Terminal snapshot source (default: recent)
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    pub source: Option<WaitSource>,
+    /// Restrict the searched snapshot to N lines
+    #[arg(long, value_name = "N")]
+    pub lines: Option<u32>,
+    /// Fail after this many milliseconds
+    #[arg(long, value_name = "MS")]
+    pub timeout: Option<u64>,
+    /// Keep ANSI escape sequences while matching
+    #[arg(long)]
+    pub raw: bool,
+}
+
+/// The request for one `pane` subcommand.
+pub fn call(command: &PaneCommand, caller: &Caller) -> Result<ApiCall, UsageError> {
+    let envelope = ApiCall::envelope;
+    let call = match command {
+        PaneCommand::List { workspace } => envelope(
+            ApiRequest::new("cli:pane:list", "pane.list").with_opt("workspace_id", workspace.clone()),
+        ),
+        PaneCommand::Current(target) => {
+            // Unlike other commands, `pane current` asks about the caller's pane by default.
+            let caller_pane = target.pane.clone().or_else(|| caller.pane_id.clone());
+            envelope(
+                ApiRequest::new("cli:pane:current", "pane.current").with_opt("caller_pane_id", caller_pane),
+            )
+        }
+        PaneCommand::Get { pane_id } => {
+            envelope(ApiRequest::new("cli:pane:get", "pane.get").with("pane_id", pane_id.as_str()))
+        }
+        PaneCommand::Layout(target) => envelope(
+            ApiRequest::new("cli:pane:layout", "pane.layout").with_opt("pane_id", target.resolve(caller)),
+        ),
+        PaneCommand::ProcessInfo(target) => envelope(
+            ApiRequest::new("cli:pane:process_info", "pane.process_info")
+                .with_opt("pane_id", target.resolve(caller)),
+        ),
+        PaneCommand::Neighbor(args) => {
+            envelope(directional("cli:pane:neighbor", "pane.neighbor", args, caller))
+        }
+        PaneCommand::Edges(target) => envelope(
+            ApiRequest::new("cli:pane:edges", "pane.edges").with_opt("pane_id", target.resolve(caller)),
+        ),
+        PaneCommand::Focus(args) => {
+            envelope(directional("cli:pane:focus", "pane.focus_direction", args, caller))
+        }
+        PaneCommand::Resize(args) => envelope(
+            ApiRequest::new("cli:pane:resize", "pane.resize")
+                .with_opt("pane_id", args.target.resolve(caller))
+                .with("direction", args.direction.wire())
+                .with_opt("amount", args.amount),
+        ),
+        PaneCommand::Zoom(args) => {
+            let mode = if args.on {
+                "on"
+            } else if args.off {
+                "off"
+            } else {
+                "toggle"
+            };
+            let pane = args.target.resolve(caller).or_else(|| args.pane_id.clone());
+            envelope(
+                ApiRequest::new("cli:pane:zoom", "pane.zoom").with_opt("pane_id", pane).with("mode", mode),
+            )
+        }
+        PaneCommand::Swap(args) => envelope(arrange::swap_request(args, caller)?),
+        PaneCommand::Move(args) => envelope(arrange::move_request(args)?),
+        PaneCommand::Rename(args) => {
+            let label = (!args.clear).then(|| args.label.join(" "));
+            envelope(
+                ApiRequest::new("cli:pane:rename", "pane.rename")
+                    .with("pane_id", args.pane_id.as_str())
+                    .with_opt("label", label),
+            )
+        }
+        PaneCommand::Input(args) => {
+            let pane = args.target.resolve(caller).or_else(|| args.pane_id.clone()).ok_or_else(|| {
+                UsageError::new(
+                    "usage: herdr pane input [<PANE_ID>|--pane ID|--current] --right-click herdr|pane",
+                )
+            })?;
+            envelope(
+                ApiRequest::new("cli:pane:input:set", "pane.input.set")
+                    .with("pane_id", pane)
+                    .with("right_click", args.right_click.wire()),
+            )
+        }
+        PaneCommand::Split(args) => {
+            let pane = match (&args.target.pane, args.target.current) {
+                (None, false) => args.pane_id.clone(),
+                _ => args.target.resolve(caller),
+            };
+            envelope(
+                ApiRequest::new("cli:pane:split", "pane.split")
+                    .with_opt("target_pane_id", pane)
+                    .with("direction", args.direction.wire())
+                    .with_opt("ratio", args.ratio)
+                    .with_opt("cwd", args.cwd.clone())
+                    .with("focus", args.focus && !args.no_focus)
+                    .with_opt("right_click", args.right_click.map(RightClick::wire))
+                    .with_map("env", env_map(&args.env)),
+            )
+        }
+        PaneCommand::Close { pane_id } => {
+            envelope(ApiRequest::new("cli:pane:close", "pane.close").with("pane_id", pane_id.as_str()))
+        }
+        PaneCommand::Read(args) => ApiCall::read_text(read_request(args)),
+        PaneCommand::SendText(input) => ApiCall::silent(
+            ApiRequest::new(SILENT_ID, "pane.send_text")
+                .with("pane_id", input.pane_id.as_str())
+                .with("text", input.words.join(" ")),
+        ),
+        PaneCommand::SendKeys(input) => ApiCall::silent(
+            ApiRequest::new(SILENT_ID, "pane.send_keys")
+                .with("pane_id", input.pane_id.as_str())
+                .with("keys", input.words.clone()),
+        ),
+        PaneCommand::Run(input) => ApiCall::silent(
+            ApiRequest::new(SILENT_ID, "pane.send_input")
+                .with("pane_id", input.pane_id.as_str())
+                .with("text", input.words.join(" "))
+                .with("keys", vec!["Enter"]),
+        ),
+        PaneCommand::WaitOutput(args) => envelope(wait_output_request(args)),
+        PaneCommand::ReportAgent(args) => ApiCall::silent(args.request()?),
+        PaneCommand::ReportAgentSession(args) => ApiCall::silent(args.request()?),
+        PaneCommand::ReleaseAgent(args) => ApiCall::silent(args.request()?),
+        PaneCommand::ReportMetadata(args) => ApiCall::silent(args.request()?),
+    };
+    Ok(call)
+}
+
+fn directional(id: &'static str, method: &'static str, args: &DirectionArgs, caller: &Caller) -> ApiRequest {
+    ApiRequest::new(id, method)
+        .with_opt("pane_id", args.target.resolve(caller))
+        .with("direction", args.direction.wire())
+}
+
+fn read_request(args: &ReadArgs) -> ApiRequest {
+    let mut format = args.format.unwrap_or(ReadFormat::Text);
+    let mut strip_ansi = true;
+    if args.ansi {
+        format = ReadFormat::Ansi;
+    }
+    if args.raw {
+        format = ReadFormat::Ansi;
+        strip_ansi = false;
+    }
+    ApiRequest::new("cli:pane:read", "pane.read")
+        .with("pane_id", args.pane_id.as_str())
+        .with("source", args.source.unwrap_or(ReadSource::Recent).wire())
+        .with_opt("lines", args.lines)
+        .with("format", format.wire())
+        .with("strip_ansi", strip_ansi)
+}
+
+fn wait_output_request(args: &WaitOutputArgs) -> ApiRequest {
+    let matcher = match (&args.text, &args.regex) {
+        (_, Some(regex)) => serde_json::json!({"type": "regex", "value": regex}),
+        (Some(text), None) => serde_json::json!({"type": "substring", "value": text}),
+        // clap's required `matcher` group guarantees one of the two.
+        (None, None) => serde_json::json!({"type": "substring", "value": ""}),
+    };
+    ApiRequest::new("cli:pane:wait-output", "pane.wait_for_output")
+        .with("pane_id", args.pane_id.as_str())
+        .with("source", args.source.unwrap_or(WaitSource::Recent).wire())
+        .with_opt("lines", args.lines)
+        .with("match", matcher)
+        .with_opt("timeout_ms", args.timeout)
+        .with("strip_ansi", !args.raw)
+}

@@ -1,0 +1,227 @@
+//! `herdr server`: run the supervisor in the foreground, start it as a detached daemon
+//! (`--detach`), stop it, or ask it to reload its config.
+
+use std::fs::{DirBuilder, OpenOptions};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+
+use crate::connect::{self, ConnectError};
+use crate::output::{self, EXIT_ERROR, Rendered};
+use crate::request::{ApiCall, ApiRequest};
+use crate::session::Target;
+
+/// How long `--detach` waits for the new server to answer `ping`.
+const DETACH_READY_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long `server stop` waits for the sockets to go away.
+const STOP_TIMEOUT: Duration = Duration::from_secs(15);
+/// Poll interval while waiting for a server to come up or go away.
+const POLL_INTERVAL: Duration = Duration::from_millis(25);
+/// Overrides where the pane-worker executable is found.
+pub const WORKER_BIN_ENV: &str = "HERDR_PANE_WORKER_BIN";
+/// The pane-worker executable's file name, looked for next to `herdr`.
+pub const WORKER_BIN_NAME: &str = "herdr-pane-worker";
+/// The detached server's log, in the session data dir.
+pub const LOG_FILE_NAME: &str = "herdr-server.log";
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ServerArgs {
+    /// Start the server as a background daemon and wait until it answers (log:
+    /// <session dir>/herdr-server.log)
+    #[arg(long)]
+    pub detach: bool,
+    #[command(subcommand)]
+    pub action: Option<ServerAction>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ServerAction {
+    /// Stop the running server (ends its panes)
+    Stop,
+    /// Reload config in the running server
+    ReloadConfig,
+}
+
+pub fn reload_config_call() -> ApiCall {
+    ApiCall::envelope(ApiRequest::new("cli:server:reload-config", "server.reload_config"))
+}
+
+/// The pane-worker executable: `$HERDR_PANE_WORKER_BIN`, else next to the `herdr` binary.
+pub fn worker_exe(env_override: Option<&std::ffi::OsStr>, herdr_exe: &Path) -> PathBuf {
+    match env_override.filter(|v| !v.is_empty()) {
+        Some(path) => PathBuf::from(path),
+        None => herdr_exe.with_file_name(WORKER_BIN_NAME),
+    }
+}
+
+fn create_private_dir(dir: &Path) -> anyhow::Result<()> {
+    DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .with_context(|| format!("cannot create the session directory {}", dir.display()))
+}
+
+fn server_config(target: &Target) -> anyhow::Result<herdr_supervisor::ServerConfig> {
+    let bin_path = std::env::current_exe().context("cannot locate the herdr executable")?;
+    let worker = worker_exe(std::env::var_os(WORKER_BIN_ENV).as_deref(), &bin_path);
+    Ok(herdr_supervisor::ServerConfig {
+        api_socket: target.paths.api_socket.clone(),
+        client_socket: target.paths.client_socket.clone(),
+        session_name: target.session_name().map(str::to_owned),
+        worker_exe: worker,
+        bin_path,
+    })
+}
+
+/// `herdr server`: blocks until the server stops.
+pub fn run_foreground(target: &Target) -> Rendered {
+    let result = create_private_dir(&target.paths.data_dir)
+        .and_then(|()| server_config(target))
+        .and_then(herdr_supervisor::run);
+    match result {
+        Ok(()) => Rendered::default(),
+        Err(err) => Rendered::stderr(format!("herdr server: {err:#}\n"), EXIT_ERROR),
+    }
+}
+
+/// `herdr server --detach`.
+pub fn detach(target: &Target) -> Rendered {
+    let socket = target.api_socket();
+    if connect::answers_ping(socket) {
+        return Rendered::stdout(format!("herdr server is already running at {}\n", socket.display()));
+    }
+    match spawn_detached(target) {
+        Ok(message) => Rendered::stdout(message),
+        Err(err) => Rendered::stderr(format!("herdr server --detach: {err:#}\n"), EXIT_ERROR),
+    }
+}
+
+fn spawn_detached(target: &Target) -> anyhow::Result<String> {
+    let socket = target.api_socket();
+    create_private_dir(&target.paths.data_dir)?;
+    let log_path = target.paths.data_dir.join(LOG_FILE_NAME);
+    let log = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(&log_path)
+        .with_context(|| format!("cannot open the server log {}", log_path.display()))?;
+    let exe = std::env::current_exe().context("cannot locate the herdr executable")?;
+
+    let mut command = Command::new(exe);
+    command.arg("server");
+    if let Some(session) = &target.explicit_session {
+        command.arg("--session").arg(session);
+    }
+    command.stdin(Stdio::null()).stdout(log.try_clone().context("cannot share the log file")?).stderr(log);
+    // SAFETY: the closure runs in the forked child before exec and only calls setsid(2), which is
+    // async-signal-safe; it allocates nothing and touches no parent state.
+    unsafe {
+        command.pre_exec(|| nix::unistd::setsid().map(drop).map_err(std::io::Error::from));
+    }
+    let mut child = command.spawn().context("cannot start `herdr server`")?;
+
+    let deadline = Instant::now() + DETACH_READY_TIMEOUT;
+    loop {
+        if connect::answers_ping(socket) {
+            return Ok(format!(
+                "herdr server started (pid {}) at {}; log: {}\n",
+                child.id(),
+                socket.display(),
+                log_path.display()
+            ));
+        }
+        if let Some(status) = child.try_wait().context("cannot check the server process")? {
+            anyhow::bail!("the server exited ({status}) before answering; see {}", log_path.display());
+        }
+        if Instant::now() >= deadline {
+            // Do not leave a half-started daemon behind: it is our own child, ended by its pid.
+            let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap_or(i32::MAX));
+            let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
+            let _ = child.wait();
+            anyhow::bail!(
+                "the server did not answer at {} within {} s; see {}",
+                socket.display(),
+                DETACH_READY_TIMEOUT.as_secs(),
+                log_path.display()
+            );
+        }
+        std::thread::sleep(POLL_INTERVAL);
+    }
+}
+
+/// `herdr server stop`: sends `server.stop` (without the protocol guard, so an incompatible
+/// server can still be stopped) and waits until both sockets stop accepting connections.
+pub fn stop(target: &Target) -> Rendered {
+    const ID: &str = "cli:session:stop";
+    let request = ApiRequest::new(ID, "server.stop");
+    match connect::exchange(target.api_socket(), &request, Some(STOP_TIMEOUT)) {
+        Ok(reply) if reply.get("error").is_some() => {
+            return output::render_reply(crate::request::Reply::Silent, &reply);
+        }
+        Ok(_) => {}
+        // A stopping server may close the connection before it answers.
+        Err(ConnectError::Closed | ConnectError::TimedOut(_)) => {}
+        Err(err) => return crate::call::connect_failure(target, ID, err),
+    }
+    let sockets = [target.paths.api_socket.as_path(), target.paths.client_socket.as_path()];
+    let deadline = Instant::now() + STOP_TIMEOUT;
+    loop {
+        let reachable: Vec<String> =
+            sockets.iter().filter(|s| accepts(s)).map(|s| s.display().to_string()).collect();
+        if reachable.is_empty() {
+            return Rendered::default();
+        }
+        if Instant::now() >= deadline {
+            return Rendered::stderr(
+                format!(
+                    "the herdr server did not stop within {} s; sockets still reachable at {}\n",
+                    STOP_TIMEOUT.as_secs(),
+                    reachable.join(", ")
+                ),
+                EXIT_ERROR,
+            );
+        }
+        std::thread::sleep(POLL_INTERVAL);
+    }
+}
+
+/// Whether something still accepts connections at `socket`.
+fn accepts(socket: &Path) -> bool {
+    std::os::unix::net::UnixStream::connect(socket).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::*;
+
+    #[test]
+    fn worker_is_found_next_to_herdr_unless_overridden() {
+        let herdr = Path::new("/opt/herdr/bin/herdr");
+        assert_eq!(worker_exe(None, herdr), PathBuf::from("/opt/herdr/bin/herdr-pane-worker"));
+        assert_eq!(worker_exe(Some(OsStr::new("/w/worker")), herdr), PathBuf::from("/w/worker"));
+        assert_eq!(
+            worker_exe(Some(OsStr::new("")), herdr),
+            PathBuf::from("/opt/herdr/bin/herdr-pane-worker")
+        );
+    }
+
+    #[test]
+    fn private_dir_is_0700() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let session = dir.path().join("sessions").join("s");
+        create_private_dir(&session).expect("created");
+        let mode = std::fs::metadata(&session).expect("exists").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+    }
+}
