@@ -214,6 +214,12 @@ pub enum ApiResult {
     LayoutExport {
         layout: Box<LayoutDescription>,
     },
+    LayoutApply {
+        layout: Box<LayoutDescription>,
+    },
+    LayoutSplitRatioSet {
+        layout: Box<LayoutDescription>,
+    },
     PaneNeighbor {
         neighbor: Box<PaneNeighborResult>,
     },

@@ -250,7 +250,9 @@ fn all_results() -> Vec<ApiResult> {
                 }],
             }),
         },
-        ApiResult::LayoutExport { layout: Box::new(description) },
+        ApiResult::LayoutExport { layout: Box::new(description.clone()) },
+        ApiResult::LayoutApply { layout: Box::new(description.clone()) },
+        ApiResult::LayoutSplitRatioSet { layout: Box::new(description) },
         ApiResult::PaneNeighbor {
             neighbor: Box::new(PaneNeighborResult {
                 pane_id: "w1:p1".into(),

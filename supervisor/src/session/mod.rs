@@ -18,6 +18,7 @@
 //!   derived after every operation from the before/after focused pane, whatever the cause.
 
 mod ids;
+mod layout_apply;
 mod layout_ops;
 mod model;
 mod moves;
@@ -76,11 +77,17 @@ impl Effects {
     }
 
     /// Records a spawn; sizes and ids are filled in once the operation has finished.
-    fn spawn(&mut self, pane: PaneKey, cwd: Option<String>, env: Vec<(String, String)>) {
+    fn spawn(
+        &mut self,
+        pane: PaneKey,
+        cwd: Option<String>,
+        argv: Option<Vec<String>>,
+        env: Vec<(String, String)>,
+    ) {
         self.spawns.push(SpawnRequest {
             pane,
             cwd,
-            argv: None,
+            argv,
             env,
             cols: 0,
             rows: 0,
@@ -147,6 +154,8 @@ impl Session {
             "pane.zoom" => self.pane_zoom(params, fx_ref),
             "pane.move" => self.pane_move(params, fx_ref),
             "layout.export" => self.layout_export(params),
+            "layout.apply" => self.layout_apply(params, fx_ref),
+            "layout.set_split_ratio" => self.layout_set_split_ratio(params, fx_ref),
             _ => return None,
         };
         Some(result.map(|result| {

@@ -85,7 +85,7 @@ impl Session {
         let cwd = p.cwd.or_else(|| self.panes.get(&target).and_then(|t| t.cwd.clone()));
         let key = self.new_pane(loc.wi, cwd.clone(), None);
         self.attach_split(target, p.direction, ratio, key);
-        fx.spawn(key, cwd, params::env_pairs(p.env));
+        fx.spawn(key, cwd, None, params::env_pairs(p.env));
         if p.focus {
             self.activate(key);
         }

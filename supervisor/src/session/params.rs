@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use herdr_protocol::api::{PaneDirection, SplitDirection};
+use herdr_protocol::api::{LayoutNode, PaneDirection, SplitDirection};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -219,4 +219,27 @@ pub(super) struct LayoutExport {
     pub tab_id: Option<String>,
     #[serde(default)]
     pub pane_id: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct LayoutApply {
+    #[serde(default)]
+    pub workspace_id: Option<String>,
+    #[serde(default)]
+    pub tab_id: Option<String>,
+    #[serde(default)]
+    pub tab_label: Option<String>,
+    #[serde(default)]
+    pub focus: bool,
+    pub root: LayoutNode,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct LayoutSetSplitRatio {
+    #[serde(default)]
+    pub tab_id: Option<String>,
+    #[serde(default)]
+    pub pane_id: Option<String>,
+    pub path: Vec<bool>,
+    pub ratio: f64,
 }

@@ -18,7 +18,7 @@ impl Session {
         let cwd = p.cwd.or_else(|| self.focused_cwd(wi));
         let key = self.new_pane(wi, cwd.clone(), None);
         let ti = self.add_tab(wi, clean_label(p.label), key);
-        fx.spawn(key, cwd, params::env_pairs(p.env));
+        fx.spawn(key, cwd, None, params::env_pairs(p.env));
         if p.focus {
             self.activate(key);
         }

@@ -381,3 +381,76 @@ fn layout_export_describes_the_tree() {
     let (r, _) = call(&mut s, "layout.export", json!({"tab_id": "w1:t1"}));
     assert_eq!(r["layout"]["root"]["type"], "split");
 }
+
+#[test]
+fn layout_apply_builds_a_fresh_tab_and_can_replace_one() {
+    let mut s = one_workspace();
+    let tree = json!({"type": "split", "direction": "right", "ratio": 0.25,
+        "first": {"type": "pane", "label": "editor", "command": ["vim"], "env": {"K": "v"}},
+        "second": {"type": "split", "direction": "down", "ratio": 0.5,
+            "first": {"type": "pane", "cwd": "/tmp"}, "second": {"type": "pane", "pane_id": "w9:p9"}}});
+    let (r, fx) = call(&mut s, "layout.apply", json!({"tab_label": "dev", "root": tree, "focus": true}));
+    assert_eq!(r["type"], "layout_apply");
+    let l = &r["layout"];
+    assert_eq!(l["tab_id"], "w1:t2");
+    assert_eq!(l["focused_pane_id"], "w1:p2");
+    assert_eq!(l["root"]["first"]["label"], "editor");
+    assert_eq!(l["root"]["first"]["command"], json!(["vim"]));
+    assert_eq!(l["root"]["second"]["second"]["pane_id"], "w1:p4", "given pane ids are not reused");
+    assert_eq!(l["root"]["second"]["second"]["cwd"], "/src/api");
+    assert_eq!(
+        kinds(&fx),
+        [
+            "tab_created",
+            "pane_created",
+            "pane_created",
+            "pane_created",
+            "layout_updated",
+            "workspace_focused",
+            "tab_focused",
+            "pane_focused"
+        ]
+    );
+    let spawns: Vec<_> =
+        fx.spawns.iter().map(|s| (s.argv.clone(), s.cwd.clone(), (s.cols, s.rows))).collect();
+    assert_eq!(spawns[0], (Some(vec!["vim".to_owned()]), Some("/src/api".to_owned()), (30, 40)));
+    assert_eq!(spawns[1], (None, Some("/tmp".to_owned()), (90, 20)));
+    assert_eq!(fx.spawns[0].env, vec![("K".to_owned(), "v".to_owned())]);
+    let (r, _) = call(&mut s, "tab.get", json!({"tab_id": "w1:t2"}));
+    assert_eq!(r["tab"]["label"], "dev");
+    assert_eq!(r["tab"]["focused"], true);
+
+    let old: Vec<_> = ["w1:p2", "w1:p3", "w1:p4"].iter().map(|id| key(&s, id)).collect();
+    let (r, fx) = call(&mut s, "layout.apply", json!({"tab_id": "w1:t2", "root": {"type": "pane"}}));
+    assert_eq!(r["layout"]["tab_id"], "w1:t2");
+    assert_eq!(r["layout"]["root"]["pane_id"], "w1:p5");
+    assert_eq!(fx.closes, old);
+    assert_eq!(kinds(&fx)[..4], ["pane_closed", "pane_closed", "pane_closed", "pane_created"]);
+    let bad = json!({"root": {"type": "split", "direction": "down", "ratio": 1.0, "first": {"type": "pane"}, "second": {"type": "pane"}}});
+    assert_eq!(api_error(&mut s, "layout.apply", bad).0, "invalid_layout");
+    assert_eq!(s.pane_keys().len(), 2, "a refused layout creates nothing");
+}
+
+#[test]
+fn set_split_ratio_by_path() {
+    let mut s = one_workspace();
+    call(&mut s, "pane.split", json!({"direction": "right"}));
+    call(&mut s, "pane.split", json!({"direction": "down", "target_pane_id": "w1:p2"}));
+    let p2 = key(&s, "w1:p2");
+    let (r, fx) = call(&mut s, "layout.set_split_ratio", json!({"path": [true], "ratio": 0.75}));
+    assert_eq!(r["type"], "layout_split_ratio_set");
+    assert_eq!(r["layout"]["root"]["second"]["ratio"], 0.75);
+    assert_eq!(kinds(&fx), ["layout_updated"]);
+    assert_eq!(fx.resizes.iter().find(|r| r.0 == p2), Some(&(p2, 60, 30)));
+    let (_, fx) =
+        call(&mut s, "layout.set_split_ratio", json!({"tab_id": "w1:t1", "path": [true], "ratio": 0.75}));
+    assert!(fx.events.is_empty(), "unchanged");
+    assert_eq!(
+        api_error(&mut s, "layout.set_split_ratio", json!({"path": [false], "ratio": 0.5})).0,
+        "split_not_found"
+    );
+    assert_eq!(
+        api_error(&mut s, "layout.set_split_ratio", json!({"path": [], "ratio": 2})).0,
+        "invalid_ratio"
+    );
+}

@@ -52,6 +52,12 @@ fn scenario() -> Vec<(&'static str, Value)> {
         ("pane.move", json!({"pane_id": "w1:p3", "destination": {"type": "new_workspace", "label": "x"}})),
         ("pane.move", json!({"pane_id": "w3:p1", "destination": {"type": "new_tab"}})),
         ("layout.export", json!({})),
+        ("layout.set_split_ratio", json!({"tab_id": "w2:t1", "path": [], "ratio": 0.6})),
+        (
+            "layout.apply",
+            json!({"tab_label": "dev", "root": {"type": "split", "direction": "down", "ratio": 0.5,
+            "first": {"type": "pane", "command": ["sh"], "label": "a"}, "second": {"type": "pane"}}}),
+        ),
         ("pane.close", json!({"pane_id": "w2:p2"})),
         ("tab.close", json!({"tab_id": "w1:t2"})),
         ("session.snapshot", json!({})),
@@ -116,6 +122,8 @@ fn every_produced_result_and_event_validates() {
         "pane_zoom",
         "pane_move",
         "layout_export",
+        "layout_apply",
+        "layout_split_ratio_set",
         "ok",
     ] {
         assert!(results.iter().any(|r| r == kind), "scenario never produced {kind}");

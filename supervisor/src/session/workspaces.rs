@@ -30,7 +30,7 @@ impl Session {
         };
         let cwd = p.cwd.or_else(|| source.and_then(|wi| self.focused_cwd(wi)));
         let (wi, key) = self.add_workspace(clean_label(p.label), cwd.clone());
-        fx.spawn(key, cwd, params::env_pairs(p.env));
+        fx.spawn(key, cwd, None, params::env_pairs(p.env));
         if p.focus || self.active.is_none() {
             self.activate(key);
         }
