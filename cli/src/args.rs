@@ -6,7 +6,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::{agent, api, notification, pane, server, status, tab, workspace};
+use crate::{agent, api, notification, pane, server, status, tab, terminal, workspace, worktree};
 
 /// terminal workspace manager for AI coding agents
 #[derive(Debug, Parser)]
@@ -32,6 +32,9 @@ pub enum Command {
     /// Manage workspaces over the socket API
     #[command(subcommand)]
     Workspace(workspace::WorkspaceCommand),
+    /// Manage git worktree-backed workspaces
+    #[command(subcommand)]
+    Worktree(worktree::WorktreeCommand),
     /// Manage tabs over the socket API
     #[command(subcommand)]
     Tab(tab::TabCommand),
@@ -44,6 +47,9 @@ pub enum Command {
     /// Show herdr notifications
     #[command(subcommand)]
     Notification(notification::NotificationCommand),
+    /// Control the outer terminal (window title)
+    #[command(subcommand)]
+    Terminal(terminal::TerminalCommand),
 }
 
 /// A pane neighbour direction (`pane.neighbor`, `focus_direction`, `resize`, `swap`).

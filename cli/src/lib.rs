@@ -5,9 +5,9 @@
 //!
 //! Map:
 //! - [`args`]: root grammar, global `--session`, shared value types;
-//! - one module per command group: [`workspace`], [`tab`], [`pane`], [`agent`], [`api`],
-//!   [`notification`], [`status`], [`server`] — each turns its arguments into an [`request::ApiCall`]
-//!   (pure) or runs a local action;
+//! - one module per command group: [`workspace`], [`worktree`], [`tab`], [`pane`], [`agent`],
+//!   [`api`], [`notification`], [`terminal`], [`status`], [`server`] — each turns its arguments
+//!   into an [`request::ApiCall`] (pure) or runs a local action;
 //! - [`call`]: ping + protocol guard + the single request; [`connect`]: the socket edge;
 //! - [`output`]: sorted-key printing and exit codes; [`session`]: which server to talk to.
 
@@ -24,7 +24,9 @@ pub mod server;
 pub mod session;
 pub mod status;
 pub mod tab;
+pub mod terminal;
 pub mod workspace;
+pub mod worktree;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -126,6 +128,8 @@ pub fn plan(command: Command, caller: &Caller) -> Result<Plan, UsageError> {
         Command::Pane(cmd) => Plan::Call(pane::call(&cmd, caller)?),
         Command::Agent(cmd) => Plan::Call(agent::call(&cmd)?),
         Command::Notification(cmd) => Plan::Call(notification::call(&cmd)?),
+        Command::Worktree(cmd) => Plan::Call(worktree::call(&cmd, caller)?),
+        Command::Terminal(cmd) => Plan::Call(terminal::call(&cmd)?),
     };
     Ok(plan)
 }

@@ -2,6 +2,8 @@
 //! its reply is printed. Building these is pure, so every command's request is unit-tested
 //! without a server.
 
+use std::path::PathBuf;
+
 use serde_json::{Map, Value};
 
 /// A request envelope `{"id", "method", "params"}`. `params` is always present (the server
@@ -142,17 +144,23 @@ impl UsageError {
     }
 }
 
-/// What the caller's environment contributes to requests (`--current`, `pane current`).
+/// What the caller's environment contributes to requests (`--current`, `pane current`, worktree
+/// paths made absolute).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Caller {
     /// `HERDR_PANE_ID` when set and non-blank.
     pub pane_id: Option<String>,
+    /// The working directory.
+    pub cwd: Option<PathBuf>,
+    /// `HOME`, for `~` in paths.
+    pub home: Option<PathBuf>,
 }
 
 impl Caller {
     pub fn from_process_env() -> Self {
         let pane_id = std::env::var("HERDR_PANE_ID").ok().filter(|v| !v.trim().is_empty());
-        Caller { pane_id }
+        let home = std::env::var_os("HOME").filter(|v| !v.is_empty()).map(PathBuf::from);
+        Caller { pane_id, cwd: std::env::current_dir().ok(), home }
     }
 }
 

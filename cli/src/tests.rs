@@ -328,3 +328,72 @@ fn the_schema_check_used_above_rejects_a_malformed_request() {
     let unknown = json!({"id": "cli:x", "method": "pane.teleport", "params": {}});
     assert!(validate(SchemaKind::Request, &unknown).is_err());
 }
+
+fn request_as(caller: &Caller, argv: &[&str]) -> Value {
+    let command = parse(argv).command.unwrap_or_else(|| panic!("{argv:?}: no command"));
+    match plan(command, caller) {
+        Ok(Plan::Call(call)) => {
+            let value = call.request.to_value();
+            let checked = herdr_protocol::schema_check::validate(
+                herdr_protocol::schema_check::SchemaKind::Request,
+                &value,
+            );
+            assert!(checked.is_ok(), "{argv:?} built a request the schema rejects: {value}\n{checked:#?}");
+            value
+        }
+        other => panic!("{argv:?}: {other:?}"),
+    }
+}
+
+#[test]
+fn worktree_requests_make_paths_absolute() {
+    let caller = Caller { cwd: Some("/src/app".into()), home: Some("/home/u".into()), ..Caller::default() };
+    assert_eq!(
+        request_as(&caller, &["worktree", "list", "--cwd", "."]),
+        json!({"id": "cli:worktree:list", "method": "worktree.list", "params": {"cwd": "/src/app/."}})
+    );
+    assert_eq!(
+        request_as(
+            &caller,
+            &[
+                "worktree",
+                "create",
+                "--workspace",
+                "w1",
+                "--branch",
+                "feat",
+                "--base",
+                "main",
+                "--path",
+                "~/wt/feat",
+                "--focus"
+            ]
+        ),
+        json!({"id": "cli:worktree:create", "method": "worktree.create", "params": {
+            "workspace_id": "w1", "branch": "feat", "base": "main", "path": "/home/u/wt/feat", "focus": true}})
+    );
+    assert_eq!(
+        request_as(&caller, &["worktree", "open", "--path", "../wt", "--trust-repository"])["params"],
+        json!({"trust_repository": true, "path": "/src/app/../wt", "focus": false})
+    );
+    assert_eq!(
+        request_as(&caller, &["worktree", "remove", "--workspace", "w4", "--force"]),
+        json!({"id": "cli:worktree:remove", "method": "worktree.remove", "params": {"workspace_id": "w4", "force": true}})
+    );
+    assert!(Cli::try_parse_from(["herdr", "worktree", "open", "--branch", "a", "--path", "b"]).is_err());
+    assert!(Cli::try_parse_from(["herdr", "worktree", "open"]).is_err());
+    assert!(Cli::try_parse_from(["herdr", "worktree", "list", "--workspace", "w1", "--cwd", "x"]).is_err());
+    assert!(Cli::try_parse_from(["herdr", "worktree", "remove"]).is_err());
+}
+
+#[test]
+fn terminal_title_requests() {
+    assert_eq!(
+        request(&["terminal", "title", "set", "build: ok"]),
+        json!({"id": "cli:terminal:title:set", "method": "client.window_title.set", "params": {"title": "build: ok"}})
+    );
+    assert_eq!(
+        request(&["terminal", "title", "clear"]),
+        json!({"id": "cli:terminal:title:clear", "method": "client.window_title.clear", "params": {}})
+    );
+}

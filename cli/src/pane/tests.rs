@@ -35,7 +35,7 @@ fn built(words: &[&str]) -> (Value, Reply) {
 }
 
 fn in_pane(words: &[&str]) -> Value {
-    call_with(words, &Caller { pane_id: Some("w1:p2".into()) }).request.to_value()
+    call_with(words, &Caller { pane_id: Some("w1:p2".into()), ..Caller::default() }).request.to_value()
 }
 
 fn usage_error(words: &[&str]) -> String {
