@@ -1,0 +1,339 @@
+//! The real worker binary on real PTYs, driven the way the supervisor drives it.
+
+mod support;
+
+use std::{fs, os::fd::AsRawFd, time::Duration};
+
+use herdr_protocol::ipc::{
+    IPC_VERSION, Matcher, ReadFormat, ReadSource, Start, SupervisorToWorker, WorkerEvent, WorkerRequest,
+    WorkerResponse, WorkerToSupervisor,
+};
+use support::{Worker, alive, reap, vm_rss_kib, wait_until};
+
+const BASH: &[&str] = &["bash", "--norc", "--noprofile", "-i"];
+
+fn prompt_env() -> Vec<(&'static str, &'static str)> {
+    vec![("PS1", "$ "), ("HERDR_TEST", "yes"), ("CODEX_THREAD_ID", "leak"), ("HISTFILE", "/dev/null")]
+}
+
+#[test]
+fn shell_session_end_to_end() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cwd = dir.path().to_str().expect("utf-8 path");
+    let mut w = Worker::start();
+    let (shell_pid, _master) = w.spawn(BASH, &prompt_env(), Some(cwd), (80, 24));
+    w.wait_for(ReadSource::Visible, Matcher::Regex(r"^\$$".into()));
+
+    // A prompt reads as the prompt, not as a screen of blank rows.
+    assert_eq!(w.text(ReadSource::Visible), "$");
+
+    // Text plus Enter; env order, TERM default and CODEX_THREAD_ID scrubbing.
+    w.run("echo hello-$HERDR_TEST $TERM $COLORTERM [${CODEX_THREAD_ID:-none}] $PWD");
+    let line = w.wait_substring("hello-yes");
+    assert_eq!(line, format!("hello-yes xterm-256color truecolor [none] {cwd}"));
+    wait_prompt(&mut w);
+
+    // Every source.
+    let visible = w.text(ReadSource::Visible);
+    assert!(visible.starts_with("$ echo hello-$HERDR_TEST"), "{visible:?}");
+    assert!(visible.ends_with("\n$"), "{visible:?}");
+    let recent = w.read(ReadSource::Recent, Some(2), ReadFormat::Text);
+    assert!(recent.truncated);
+    assert_eq!(recent.text, format!("hello-yes xterm-256color truecolor [none] {cwd}\n$"));
+    let detection = w.read(ReadSource::Detection, Some(1), ReadFormat::Text);
+    assert_eq!((detection.text.as_str(), detection.truncated), ("$", true));
+    assert!(recent.revision > 0);
+
+    // Styled output keeps SGR in ansi reads only.
+    w.run(r"printf '\033[31mRED\033[0m-done\n'");
+    w.wait_substring("RED-done");
+    wait_prompt(&mut w);
+    let ansi = w.read(ReadSource::Visible, None, ReadFormat::Ansi).text;
+    assert!(ansi.contains("RED") && ansi.contains("\x1b["), "{ansi:?}");
+    assert!(!w.text(ReadSource::Visible).contains('\x1b'));
+
+    // Soft wraps: recent shows rendered rows, recent_unwrapped and waits join them.
+    let long = "x".repeat(100);
+    w.run(&format!("echo {long}-tail"));
+    let (matched, _) = w.wait_for(ReadSource::Recent, Matcher::Regex(format!("^{long}-tail$")));
+    assert_eq!(matched, format!("{long}-tail"));
+    wait_prompt(&mut w);
+    let rows = w.read(ReadSource::Recent, Some(3), ReadFormat::Text).text;
+    assert_eq!(rows, format!("{}\n{}-tail\n$", "x".repeat(80), "x".repeat(20)));
+
+    // A wait that is pending until output arrives, and a cancelled one that never answers.
+    let never = w.submit(WorkerRequest::WaitOutput {
+        read: spec(ReadSource::Recent),
+        matcher: Matcher::Substring("never-printed".into()),
+    });
+    w.send(&SupervisorToWorker::Cancel { id: never });
+    let later = w.submit(WorkerRequest::WaitOutput {
+        read: spec(ReadSource::Visible),
+        matcher: Matcher::Regex(r"^later-\d$".into()),
+    });
+    w.run("echo later-$((1+1))");
+    assert!(
+        matches!(w.response(later), WorkerResponse::Matched { matched_line, .. } if matched_line == "later-2")
+    );
+    assert!(
+        !w.stash.iter().any(|f| matches!(f, WorkerToSupervisor::Response { id, .. } if *id == never)),
+        "a cancelled wait must not be answered"
+    );
+
+    // Bad key: nothing is sent, the whole request fails.
+    assert_eq!(
+        w.request(WorkerRequest::SendKeys(vec!["a".into(), "pageup".into()])),
+        WorkerResponse::Error { code: "invalid_key".into(), message: "unsupported key pageup".into() }
+    );
+    assert_eq!(
+        w.request(WorkerRequest::WaitOutput {
+            read: spec(ReadSource::Recent),
+            matcher: Matcher::Regex("(".into())
+        })
+        .error_code(),
+        Some("invalid_regex")
+    );
+
+    // Line editing with arrows, and history with up.
+    w.ok(WorkerRequest::SendText("echo abc".into()));
+    w.ok(WorkerRequest::SendKeys(vec!["left".into(), "left".into(), "X".into(), "Enter".into()]));
+    w.wait_for(ReadSource::Recent, Matcher::Regex("^aXbc$".into()));
+    // Recall it, go to the start, step over "echo" and insert a word.
+    let keys = ["up", "ctrl+a", "right", "right", "right", "right"];
+    w.ok(WorkerRequest::SendKeys(keys.iter().map(|k| k.to_string()).collect()));
+    w.ok(WorkerRequest::SendText(" again".into()));
+    w.ok(WorkerRequest::SendKeys(vec!["C-e".into(), "enter".into()]));
+    w.wait_for(ReadSource::Recent, Matcher::Regex("^again aXbc$".into()));
+
+    // ctrl+c interrupts the foreground job; process info sees it while it runs.
+    w.run("sleep 30");
+    let info = wait_for_foreground(&mut w, "sleep");
+    assert_eq!(info.shell_pid, Some(shell_pid.cast_unsigned()));
+    assert!(info.tty.as_deref().is_some_and(|t| t.starts_with("/dev/pts/")), "{info:?}");
+    let sleep = info.foreground_processes.iter().find(|p| p.name == "sleep").expect("sleep listed");
+    assert_eq!(sleep.argv.as_deref(), Some(&["sleep".to_string(), "30".to_string()][..]));
+    assert_eq!(sleep.cmdline.as_deref(), Some("sleep 30"));
+    assert_eq!(sleep.cwd.as_deref(), Some(cwd));
+    assert_ne!(info.foreground_process_group_id, Some(shell_pid.cast_unsigned()));
+    w.ok(WorkerRequest::SendKeys(vec!["ctrl+c".into()]));
+    w.run("echo after-int-$((2+3))");
+    w.wait_substring("after-int-5");
+    let info = w.request(WorkerRequest::ProcessInfo);
+    let WorkerResponse::ProcessInfo(info) = info else { panic!("{info:?}") };
+    assert_eq!(
+        info.foreground_process_group_id,
+        Some(shell_pid.cast_unsigned()),
+        "the shell is back in front"
+    );
+
+    // Resize reaches the program and the terminal.
+    w.ok(WorkerRequest::Resize { cols: 100, rows: 30 });
+    w.run("echo size=$(stty size)");
+    w.wait_substring("size=30 100");
+    assert!(matches!(
+        w.request(WorkerRequest::Resize { cols: 0, rows: 5 }).error_code(),
+        Some("invalid_params")
+    ));
+
+    // A full-screen program: the visible read is what it draws, not the shell's history.
+    let file = dir.path().join("lines.txt");
+    fs::write(&file, (1..=200).map(|i| format!("row {i}\n")).collect::<String>()).expect("write file");
+    w.run("less lines.txt");
+    w.wait_for(ReadSource::Visible, Matcher::Regex("^row 29$".into()));
+    let screen = w.text(ReadSource::Visible);
+    assert!(screen.starts_with("row 1\n"), "{screen:?}");
+    assert!(!screen.contains("echo"), "{screen:?}");
+    w.ok(WorkerRequest::SendKeys(vec!["q".into()]));
+    w.wait_for(ReadSource::Visible, Matcher::Substring("$ less lines.txt".into()));
+
+    // Bracketed paste: bash enables it, so multi-line text arrives as one paste.
+    w.ok(WorkerRequest::SendInput { text: Some("echo pasted-one\necho pasted-two".into()), keys: vec![] });
+    w.ok(WorkerRequest::SendKeys(vec!["enter".into()]));
+    w.wait_for(ReadSource::Recent, Matcher::Regex("^pasted-two$".into()));
+
+    // Title and OSC 7 cwd become events.
+    w.run(r"printf '\033]0;my-title\007\033]7;file://host/tmp/here\033\\'");
+    w.event("title", |e| *e == WorkerEvent::Title(Some("my-title".into())));
+    w.event("cwd", |e| *e == WorkerEvent::Cwd("file://host/tmp/here".into()));
+
+    // A flood is consumed in big chunks and the screen keeps up.
+    w.run("seq 1 200000");
+    w.wait_for(ReadSource::Recent, Matcher::Regex("^200000$".into()));
+
+    // Exit: remaining output is drained, status reported, worker exits 0.
+    w.run("echo bye; exit 3");
+    let exited = w.event("exit", |e| matches!(e, WorkerEvent::Exited { .. }));
+    assert_eq!(exited, WorkerEvent::Exited { code: Some(3), signal: None });
+    assert!(w.wait_exit().success());
+}
+
+#[test]
+fn adopted_program_keeps_running_after_worker_crash() {
+    let mut w = Worker::start();
+    let counter = "i=0; while :; do i=$((i+1)); echo $i; sleep 0.05; done";
+    let (pid, master) = w.spawn(&["sh", "-c", counter], &[], None, (80, 24));
+    w.wait_for(ReadSource::Recent, Matcher::Regex("^3$".into()));
+
+    // kill -9 the worker; the program survives because we hold a dup of the master.
+    w.child.kill().expect("kill worker");
+    w.child.wait().expect("reap worker");
+    assert!(alive(pid), "program survives its worker");
+
+    let mut w2 = Worker::start();
+    w2.send_with_fd(
+        &SupervisorToWorker::Hello {
+            version: IPC_VERSION,
+            start: Start::Adopt { child_pid: pid, cols: 80, rows: 24 },
+        },
+        master.as_raw_fd(),
+    );
+    w2.expect_hello();
+    let (line, _) = w2.wait_for(ReadSource::Recent, Matcher::Regex(r"^\d+$".into()));
+    let seen: u64 = line.parse().expect("number");
+    let (next, _) = w2.wait_for(ReadSource::Recent, Matcher::Regex(format!("^{}$", seen + 5)));
+    assert_eq!(next, (seen + 5).to_string(), "the counter keeps counting under the new worker");
+    let WorkerResponse::ProcessInfo(info) = w2.request(WorkerRequest::ProcessInfo) else {
+        panic!("process info")
+    };
+    assert_eq!(info.shell_pid, Some(pid.cast_unsigned()));
+
+    // Shutdown hangs the program up; an adopted program's status belongs to its reaper (us).
+    w2.send(&SupervisorToWorker::Shutdown);
+    let exited = w2.event("exit", |e| matches!(e, WorkerEvent::Exited { .. }));
+    assert_eq!(exited, WorkerEvent::Exited { code: None, signal: None });
+    assert!(w2.wait_exit().success());
+    let status = reap(pid);
+    assert!(libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGHUP, "status {status:#x}");
+}
+
+#[test]
+fn shutdown_escalates_to_sigkill() {
+    let mut w = Worker::start();
+    let (_pid, _master) =
+        w.spawn(&["sh", "-c", "trap '' HUP; echo ready; while :; do sleep 1; done"], &[], None, (80, 24));
+    w.wait_substring("ready");
+    w.send(&SupervisorToWorker::Shutdown);
+    let exited = w.event("exit", |e| matches!(e, WorkerEvent::Exited { .. }));
+    assert_eq!(exited, WorkerEvent::Exited { code: None, signal: Some(libc::SIGKILL) });
+    assert!(w.wait_exit().success());
+}
+
+#[test]
+fn link_eof_leaves_the_program_running() {
+    let mut w = Worker::start();
+    let (pid, master) = w.spawn(&["sh", "-c", "echo up; while :; do sleep 1; done"], &[], None, (80, 24));
+    w.wait_substring("up");
+    let worker_pid = w.child.id();
+    w.close_link();
+    assert!(w.wait_exit().success(), "worker {worker_pid} exits 0 on EOF");
+    assert!(alive(pid), "the program is not signalled");
+    // Clean up as the supervisor would: hang up the program we now reap.
+    // SAFETY: signalling the program's process group.
+    unsafe { libc::kill(-pid, libc::SIGKILL) };
+    drop(master);
+    reap(pid);
+}
+
+#[test]
+fn spawn_failures_and_refusals() {
+    let mut w = Worker::start();
+    w.send(&SupervisorToWorker::Hello {
+        version: IPC_VERSION,
+        start: Start::Spawn { argv: None, cwd: Some("/no/such/dir".into()), env: vec![], cols: 80, rows: 24 },
+    });
+    w.expect_hello();
+    let message = w.expect("SpawnFailed", |f| match f {
+        WorkerToSupervisor::SpawnFailed { message } => Some(message.clone()),
+        _ => None,
+    });
+    assert!(message.contains("/no/such/dir"), "{message}");
+    assert!(!w.wait_exit().success());
+
+    let mut w = Worker::start();
+    w.send(&SupervisorToWorker::Hello {
+        version: IPC_VERSION,
+        start: Start::Spawn {
+            argv: Some(vec!["/no/such/program".into()]),
+            cwd: None,
+            env: vec![],
+            cols: 80,
+            rows: 24,
+        },
+    });
+    w.expect_hello();
+    w.expect("SpawnFailed", |f| matches!(f, WorkerToSupervisor::SpawnFailed { .. }).then_some(()));
+    assert!(!w.wait_exit().success());
+
+    let mut w = Worker::start();
+    w.send(&SupervisorToWorker::Hello {
+        version: IPC_VERSION + 1,
+        start: Start::Adopt { child_pid: 1, cols: 80, rows: 24 },
+    });
+    let reason = w.expect("Refused", |f| match f {
+        WorkerToSupervisor::Refused { reason } => Some(reason.clone()),
+        _ => None,
+    });
+    assert!(reason.contains("version"), "{reason}");
+    assert!(!w.wait_exit().success());
+}
+
+#[test]
+fn idle_shell_is_small_and_asleep() {
+    let mut w = Worker::start();
+    let (_pid, _master) = w.spawn(&["sh"], &[("PS1", "$ ")], None, (200, 50));
+    w.wait_for(ReadSource::Visible, Matcher::Substring("$".into()));
+    let pid = w.child.id();
+    // Let startup settle, then the worker must not run at all while nothing happens.
+    std::thread::sleep(Duration::from_millis(300));
+    let before = cpu_ticks(pid);
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(cpu_ticks(pid), before, "an idle worker uses no CPU");
+    let rss = vm_rss_kib(pid);
+    eprintln!("idle worker VmRSS: {rss} KiB");
+    assert!(rss < 8 * 1024, "idle RSS {rss} KiB is over the 8 MiB target");
+    wait_until("worker still alive", || support::alive(pid.cast_signed()));
+}
+
+/// A bare prompt line exists only while the shell waits for input (typed lines read `$ cmd`).
+fn wait_prompt(w: &mut Worker) {
+    w.wait_for(ReadSource::Visible, Matcher::Regex(r"^\$$".into()));
+}
+
+fn spec(source: ReadSource) -> herdr_protocol::ipc::ReadSpec {
+    herdr_protocol::ipc::ReadSpec { source, lines: None, format: ReadFormat::Text }
+}
+
+fn wait_for_foreground(w: &mut Worker, name: &str) -> herdr_protocol::ipc::ProcessInfo {
+    let mut found = None;
+    wait_until(&format!("{name} is in the foreground"), || {
+        let WorkerResponse::ProcessInfo(info) = w.request(WorkerRequest::ProcessInfo) else { return false };
+        let hit = info.foreground_processes.iter().any(|p| p.name == name);
+        if hit {
+            found = Some(info);
+        }
+        hit
+    });
+    found.expect("found")
+}
+
+/// utime + stime of a process, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    let rest = &stat[stat.rfind(')').expect("comm") + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // state is field 3; utime and stime are fields 14 and 15.
+    fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime")
+}
+
+trait ErrorCode {
+    fn error_code(&self) -> Option<&str>;
+}
+
+impl ErrorCode for WorkerResponse {
+    fn error_code(&self) -> Option<&str> {
+        match self {
+            WorkerResponse::Error { code, .. } => Some(code),
+            _ => None,
+        }
+    }
+}
