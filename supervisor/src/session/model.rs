@@ -101,9 +101,10 @@ pub(super) struct Observation {
 pub(super) struct Detached {
     /// `(workspace number, tab number)` of the tab the pane left, when that tab survives.
     pub surviving_tab: Option<(u64, u64)>,
-    /// Public id of the tab that closed because it became empty.
+    /// `(tab id, workspace id)` of the tab that closed because it became empty (its workspace
+    /// survives).
     pub closed_tab: Option<(String, String)>,
-    /// Public id of the workspace that closed because it became empty, with its last info.
+    /// Id of the workspace that closed because its last tab became empty.
     pub closed_workspace: Option<String>,
 }
 

@@ -454,3 +454,18 @@ fn set_split_ratio_by_path() {
         "invalid_ratio"
     );
 }
+
+#[test]
+fn focusing_another_pane_of_a_zoomed_tab_unzooms_it() {
+    let mut s = one_workspace();
+    call(&mut s, "pane.split", json!({"direction": "right"}));
+    call(&mut s, "pane.zoom", json!({"mode": "on"}));
+    let p1 = key(&s, "w1:p1");
+    let p2 = key(&s, "w1:p2");
+    let (_, fx) = call(&mut s, "pane.focus", json!({"pane_id": "w1:p2"}));
+    assert_eq!(fx.resizes, vec![(p1, 60, 40)]);
+    let (r, _) = call(&mut s, "pane.layout", json!({}));
+    assert_eq!(r["layout"]["zoomed"], false);
+    assert_eq!(r["layout"]["focused_pane_id"], "w1:p2");
+    assert_eq!(s.focused_pane(), Some(p2));
+}
