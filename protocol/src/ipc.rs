@@ -23,10 +23,18 @@ pub const MAX_FRAME_LEN: usize = 32 * 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SupervisorToWorker {
     /// First frame on the link. With `Start::Adopt`, the PTY master fd travels with this frame.
-    Hello { version: u32, start: Start },
-    Request { id: u64, body: WorkerRequest },
+    Hello {
+        version: u32,
+        start: Start,
+    },
+    Request {
+        id: u64,
+        body: WorkerRequest,
+    },
     /// The supervisor gave up on request `id` (timeout, client gone); drop it without answering.
-    Cancel { id: u64 },
+    Cancel {
+        id: u64,
+    },
     /// Close the pane: hang up the program (SIGHUP, then SIGKILL after a grace period) and exit.
     Shutdown,
 }
@@ -52,12 +60,21 @@ pub enum WorkerRequest {
     /// validated before anything is written; an unknown key answers `invalid_key`.
     SendKeys(Vec<String>),
     /// `text` wrapped in bracketed paste iff the program enabled it, then `keys`.
-    SendInput { text: Option<String>, keys: Vec<String> },
+    SendInput {
+        text: Option<String>,
+        keys: Vec<String>,
+    },
     /// Answer when a line of `read` matches: immediately if it already does, else as new content
     /// arrives. No timeout on this side: the supervisor sends `Cancel`.
-    WaitOutput { read: ReadSpec, matcher: Matcher },
+    WaitOutput {
+        read: ReadSpec,
+        matcher: Matcher,
+    },
     ProcessInfo,
-    Resize { cols: u16, rows: u16 },
+    Resize {
+        cols: u16,
+        rows: u16,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,21 +136,39 @@ pub struct ForegroundProcess {
 pub enum WorkerResponse {
     Ok,
     Read(ReadOutput),
-    Matched { matched_line: String, read: ReadOutput },
+    Matched {
+        matched_line: String,
+        read: ReadOutput,
+    },
     ProcessInfo(ProcessInfo),
     /// A public API error (`code` is one of the reference's codes, e.g. `invalid_key`).
-    Error { code: String, message: String },
+    Error {
+        code: String,
+        message: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WorkerToSupervisor {
-    Hello { version: u32, worker_pid: i32 },
-    Refused { reason: String },
+    Hello {
+        version: u32,
+        worker_pid: i32,
+    },
+    Refused {
+        reason: String,
+    },
     /// The program started; a dup of the PTY master fd travels with this frame.
-    Spawned { child_pid: i32 },
+    Spawned {
+        child_pid: i32,
+    },
     /// The program could not be started (bad cwd, missing executable, ...). The worker exits.
-    SpawnFailed { message: String },
-    Response { id: u64, body: WorkerResponse },
+    SpawnFailed {
+        message: String,
+    },
+    Response {
+        id: u64,
+        body: WorkerResponse,
+    },
     Event(WorkerEvent),
 }
 
@@ -215,7 +250,13 @@ mod tests {
         let msgs = vec![
             SupervisorToWorker::Hello {
                 version: IPC_VERSION,
-                start: Start::Spawn { argv: Some(vec!["sh".into()]), cwd: None, env: vec![], cols: 80, rows: 24 },
+                start: Start::Spawn {
+                    argv: Some(vec!["sh".into()]),
+                    cwd: None,
+                    env: vec![],
+                    cols: 80,
+                    rows: 24,
+                },
             },
             SupervisorToWorker::Request { id: 7, body: WorkerRequest::SendKeys(vec!["ctrl+c".into()]) },
             SupervisorToWorker::Shutdown,

@@ -34,6 +34,8 @@ mod workspaces;
 mod tests;
 #[cfg(test)]
 mod tests_layout;
+#[cfg(test)]
+mod tests_schema;
 
 use herdr_protocol::api::{ApiError, ApiResult, Event};
 use serde_json::Value;
