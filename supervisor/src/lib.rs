@@ -6,6 +6,7 @@
 
 pub mod api;
 mod hub;
+pub mod logging;
 mod reaper;
 mod server;
 pub mod session;
