@@ -6,7 +6,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::{agent, api, notification, pane, server, status, tab, terminal, workspace, worktree};
+use crate::{agent, api, notification, pane, server, session, status, tab, terminal, workspace, worktree};
 
 /// terminal workspace manager for AI coding agents
 #[derive(Debug, Parser)]
@@ -26,6 +26,9 @@ pub enum Command {
     Status(status::StatusArgs),
     /// Run or control the server
     Server(server::ServerArgs),
+    /// Manage named persistent sessions
+    #[command(subcommand)]
+    Session(session::SessionCommand),
     /// Inspect socket API metadata and live runtime state
     #[command(subcommand)]
     Api(api::ApiCommand),

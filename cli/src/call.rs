@@ -8,7 +8,7 @@ use herdr_protocol::PROTOCOL_VERSION;
 use crate::connect::{self, ConnectError, PING_TIMEOUT, REPLY_TIMEOUT};
 use crate::output::{self, Rendered};
 use crate::request::{ApiCall, ApiRequest};
-use crate::session::Target;
+use crate::target::Target;
 
 /// The id of the guard's own `ping`.
 const PING_ID: &str = "cli:ping";

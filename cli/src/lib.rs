@@ -6,10 +6,10 @@
 //! Map:
 //! - [`args`]: root grammar, global `--session`, shared value types;
 //! - one module per command group: [`workspace`], [`worktree`], [`tab`], [`pane`], [`agent`],
-//!   [`api`], [`notification`], [`terminal`], [`status`], [`server`] — each turns its arguments
-//!   into an [`request::ApiCall`] (pure) or runs a local action;
+//!   [`api`], [`notification`], [`terminal`], [`status`], [`server`], [`session`] — each turns
+//!   its arguments into an [`request::ApiCall`] (pure) or runs a local action;
 //! - [`call`]: ping + protocol guard + the single request; [`connect`]: the socket edge;
-//! - [`output`]: sorted-key printing and exit codes; [`session`]: which server to talk to.
+//! - [`output`]: sorted-key printing and exit codes; [`target`]: which server to talk to.
 
 pub mod agent;
 pub mod api;
@@ -24,6 +24,7 @@ pub mod server;
 pub mod session;
 pub mod status;
 pub mod tab;
+pub mod target;
 pub mod terminal;
 pub mod workspace;
 pub mod worktree;
@@ -38,7 +39,7 @@ use crate::args::{Cli, Command};
 use crate::output::{EXIT_ERROR, Rendered};
 use crate::request::{ApiCall, Caller, UsageError};
 use crate::server::ServerAction;
-use crate::session::Target;
+use crate::target::Target;
 
 /// Printed (exit 2) for `herdr` without a subcommand until the terminal UI exists.
 pub const NO_TUI_MESSAGE: &str = "herdr: the terminal UI (attaching with plain `herdr`) is not built yet.\n\
@@ -109,6 +110,8 @@ pub enum Plan {
     ServerForeground,
     ServerDetach,
     ServerStop,
+    /// `herdr session …`: local, across sessions.
+    Session(session::SessionCommand),
 }
 
 /// Turns a command into a plan. Pure; usage errors surface here.
@@ -121,6 +124,7 @@ pub fn plan(command: Command, caller: &Caller) -> Result<Plan, UsageError> {
             (None, true) => Plan::ServerDetach,
             (None, false) => Plan::ServerForeground,
         },
+        Command::Session(cmd) => Plan::Session(cmd),
         Command::Api(api::ApiCommand::Snapshot) => Plan::Call(api::snapshot_call()),
         Command::Api(api::ApiCommand::Schema(args)) => Plan::Local(api::schema(&args)),
         Command::Workspace(cmd) => Plan::Call(workspace::call(&cmd)?),
@@ -135,25 +139,23 @@ pub fn plan(command: Command, caller: &Caller) -> Result<Plan, UsageError> {
 }
 
 fn dispatch(command: Command, session: Option<&str>, caller: &Caller) -> Rendered {
+    let env = PathEnv::from_process_env();
     let plan = match plan(command, caller) {
         Ok(plan) => plan,
         Err(UsageError(message)) => return Rendered::usage(&message),
     };
-    if let Plan::Local(rendered) = plan {
-        return rendered;
-    }
-    let target = match Target::resolve(session, &PathEnv::from_process_env()) {
-        Ok(target) => target,
-        Err(err) => return Rendered::usage(&format!("herdr: {err}")),
+    // Only commands that talk to one server resolve it (so `api schema` works without HOME).
+    let target = || Target::resolve(session, &env).map_err(|err| Rendered::usage(&format!("herdr: {err}")));
+    let result = match plan {
+        Plan::Local(rendered) => Ok(rendered),
+        Plan::Session(cmd) => Ok(session::run(&cmd, &env, NO_TUI_MESSAGE)),
+        Plan::Call(call) => target().map(|t| call::run(&t, &call)),
+        Plan::Status(args) => target().map(|t| status::run(&args, &t)),
+        Plan::ServerForeground => target().map(|t| server::run_foreground(&t)),
+        Plan::ServerDetach => target().map(|t| server::detach(&t)),
+        Plan::ServerStop => target().map(|t| server::stop(&t)),
     };
-    match plan {
-        Plan::Call(call) => call::run(&target, &call),
-        Plan::Status(args) => status::run(&args, &target),
-        Plan::ServerForeground => server::run_foreground(&target),
-        Plan::ServerDetach => server::detach(&target),
-        Plan::ServerStop => server::stop(&target),
-        Plan::Local(rendered) => rendered,
-    }
+    result.unwrap_or_else(|refused| refused)
 }
 
 #[cfg(test)]

@@ -10,11 +10,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
+use serde_json::Value;
 
 use crate::connect::{self, ConnectError};
 use crate::output::{self, EXIT_ERROR, Rendered};
 use crate::request::{ApiCall, ApiRequest};
-use crate::session::Target;
+use crate::target::Target;
 
 /// How long `--detach` waits for the new server to answer `ping`.
 const DETACH_READY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -157,39 +158,80 @@ fn spawn_detached(target: &Target) -> anyhow::Result<String> {
     }
 }
 
-/// `herdr server stop`: sends `server.stop` (without the protocol guard, so an incompatible
-/// server can still be stopped) and waits until both sockets stop accepting connections.
-pub fn stop(target: &Target) -> Rendered {
-    const ID: &str = "cli:session:stop";
-    let request = ApiRequest::new(ID, "server.stop");
-    match connect::exchange(target.api_socket(), &request, Some(STOP_TIMEOUT)) {
-        Ok(reply) if reply.get("error").is_some() => {
-            return output::render_reply(crate::request::Reply::Silent, &reply);
+/// Why a server could not be stopped.
+#[derive(Debug)]
+pub enum StopFailure {
+    /// Nothing listens at the API socket.
+    NotRunning,
+    /// The server answered `server.stop` with this error envelope.
+    Refused(Value),
+    /// The socket could not be used.
+    Unreachable(ConnectError),
+    /// The sockets still accept connections after the timeout.
+    StillRunning(Vec<String>),
+}
+
+impl StopFailure {
+    /// A one-line description (for errors that are not relayed envelopes).
+    pub fn describe(&self, label: &str, api_socket: &Path) -> String {
+        match self {
+            StopFailure::NotRunning => {
+                format!("{label} is not running or cannot be reached at {}", api_socket.display())
+            }
+            StopFailure::Refused(reply) => reply["error"].to_string(),
+            StopFailure::Unreachable(err) => format!("{label} at {}: {err}", api_socket.display()),
+            StopFailure::StillRunning(sockets) => format!(
+                "{label} did not stop within {} s; sockets still reachable at {}",
+                STOP_TIMEOUT.as_secs(),
+                sockets.join(", ")
+            ),
         }
+    }
+}
+
+/// Sends `server.stop` (without the protocol guard, so an incompatible server can still be
+/// stopped) and waits until both sockets stop accepting connections.
+pub fn stop_server(api_socket: &Path, client_socket: &Path) -> Result<(), StopFailure> {
+    let request = ApiRequest::new(STOP_ID, "server.stop");
+    match connect::exchange(api_socket, &request, Some(STOP_TIMEOUT)) {
+        Ok(reply) if reply.get("error").is_some() => return Err(StopFailure::Refused(reply)),
         Ok(_) => {}
         // A stopping server may close the connection before it answers.
         Err(ConnectError::Closed | ConnectError::TimedOut(_)) => {}
-        Err(err) => return crate::call::connect_failure(target, ID, err),
+        Err(ConnectError::NotRunning) => return Err(StopFailure::NotRunning),
+        Err(err) => return Err(StopFailure::Unreachable(err)),
     }
-    let sockets = [target.paths.api_socket.as_path(), target.paths.client_socket.as_path()];
+    let sockets = [api_socket, client_socket];
     let deadline = Instant::now() + STOP_TIMEOUT;
     loop {
         let reachable: Vec<String> =
             sockets.iter().filter(|s| accepts(s)).map(|s| s.display().to_string()).collect();
         if reachable.is_empty() {
-            return Rendered::default();
+            return Ok(());
         }
         if Instant::now() >= deadline {
-            return Rendered::stderr(
-                format!(
-                    "the herdr server did not stop within {} s; sockets still reachable at {}\n",
-                    STOP_TIMEOUT.as_secs(),
-                    reachable.join(", ")
-                ),
-                EXIT_ERROR,
-            );
+            return Err(StopFailure::StillRunning(reachable));
         }
         std::thread::sleep(POLL_INTERVAL);
+    }
+}
+
+/// The request id of `server.stop` (upstream's, shared by `server stop` and `session stop`).
+pub const STOP_ID: &str = "cli:session:stop";
+
+/// `herdr server stop`: silent on success.
+pub fn stop(target: &Target) -> Rendered {
+    let api_socket = target.api_socket();
+    match stop_server(api_socket, &target.paths.client_socket) {
+        Ok(()) => Rendered::default(),
+        Err(StopFailure::NotRunning) => {
+            crate::call::connect_failure(target, STOP_ID, ConnectError::NotRunning)
+        }
+        Err(StopFailure::Unreachable(err)) => crate::call::connect_failure(target, STOP_ID, err),
+        Err(StopFailure::Refused(reply)) => output::render_reply(crate::request::Reply::Silent, &reply),
+        Err(failure) => {
+            Rendered::stderr(format!("{}\n", failure.describe("the herdr server", api_socket)), EXIT_ERROR)
+        }
     }
 }
 

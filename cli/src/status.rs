@@ -11,7 +11,7 @@ use herdr_protocol::{HERDR_VERSION, PROTOCOL_VERSION};
 use crate::connect::{self, ConnectError, PING_TIMEOUT};
 use crate::output::{EXIT_ERROR, Rendered};
 use crate::request::ApiRequest;
-use crate::session::Target;
+use crate::target::Target;
 
 /// This build has no update channels; it reports the default one.
 const CHANNEL: &str = "stable";

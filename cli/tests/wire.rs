@@ -112,3 +112,40 @@ fn detach_leaves_a_running_server_alone() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(stdout(&output), format!("herdr server is already running at {}\n", peer.socket.display()));
 }
+
+#[test]
+fn server_stop_sends_server_stop_without_the_guard_and_waits_for_the_socket_to_close() {
+    let sandbox = Sandbox::new();
+    // One reply, then the peer stops listening, as a stopping server does.
+    let peer = peer(&sandbox, vec![r#"{"id":"cli:session:stop","result":{"type":"ok"}}"#.into()]);
+    let output = sandbox.run_with(&["server", "stop"], &[("HERDR_SOCKET_PATH", &peer.socket)]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).is_empty());
+    assert_eq!(
+        peer.received(),
+        vec![json!({"id": "cli:session:stop", "method": "server.stop", "params": {}})]
+    );
+}
+
+#[test]
+fn session_stop_and_list_use_the_session_socket() {
+    let sandbox = Sandbox::new();
+    let dir = sandbox.config_home().join("herdr/sessions/work");
+    std::fs::create_dir_all(&dir).unwrap();
+    let peer = ScriptedPeer::start(
+        dir.join("herdr.sock"),
+        vec![r#"{"id":"cli:session:stop","result":{"type":"ok"}}"#.into()],
+    );
+
+    let output = sandbox.run(&["session", "list", "--json"]);
+    let listed: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(listed["sessions"][1]["name"], "work");
+    assert_eq!(listed["sessions"][1]["running"], true);
+
+    let output = sandbox.run(&["session", "stop", "work", "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let stopped: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(stopped["stopped"], true);
+    assert_eq!(stopped["session"]["running"], false);
+    assert_eq!(peer.received()[0]["method"], "server.stop");
+}

@@ -87,8 +87,8 @@ pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// A listening socket that answers the n-th connection with `replies[n]` (one line each) and
-/// records every request line it received.
+/// A listening socket that answers the n-th request line with `replies[n]` (one line each),
+/// records every request line it received, and stops listening after the last reply.
 pub struct ScriptedPeer {
     pub socket: PathBuf,
     received: Arc<Mutex<Vec<Value>>>,
@@ -101,12 +101,16 @@ impl ScriptedPeer {
         let log = Arc::clone(&received);
         thread::spawn(move || {
             for reply in replies {
-                let Ok((stream, _)) = listener.accept() else { return };
-                let mut line = String::new();
-                let mut reader = BufReader::new(&stream);
-                if reader.read_line(&mut line).is_err() {
-                    return;
-                }
+                // Connections that send nothing (liveness probes) do not use up a reply.
+                let (stream, line) = loop {
+                    let Ok((stream, _)) = listener.accept() else { return };
+                    let mut line = String::new();
+                    match BufReader::new(&stream).read_line(&mut line) {
+                        Ok(0) => continue,
+                        Ok(_) => break (stream, line),
+                        Err(_) => return,
+                    }
+                };
                 log.lock().unwrap().push(serde_json::from_str(&line).unwrap_or(Value::String(line)));
                 let mut writer = &stream;
                 let _ = writer.write_all(reply.as_bytes()).and_then(|()| writer.write_all(b"\n"));
