@@ -116,3 +116,15 @@ pub fn shell_pid(server: &TestServer, pane_id: &str) -> i32 {
 fn text(value: &Value) -> String {
     value.as_str().unwrap_or_else(|| panic!("expected a string, got {value}")).to_owned()
 }
+
+/// Waits until the pane's shell owns the terminal again (its foreground process group is the
+/// shell's own), e.g. after a full-screen program quit. Typing before that races the program's
+/// exit: programs that restore the terminal with `TCSAFLUSH` discard typed-ahead input.
+pub fn wait_shell_foreground(server: &TestServer, pane_id: &str) {
+    let shell = shell_pid(server, pane_id);
+    crate::wait_until("the shell to be the foreground process again", crate::PATIENCE, || {
+        let info = server.call("pane.process_info", json!({"pane_id": pane_id}));
+        let group = info["process_info"]["foreground_process_group_id"].as_i64();
+        if group == Some(i64::from(shell)) { Ok(()) } else { Err(format!("{info}")) }
+    });
+}

@@ -87,51 +87,85 @@ fn s(value: &Value) -> String {
     value.as_str().unwrap_or_else(|| panic!("expected a string, got {value}")).to_owned()
 }
 
-fn events_subscribe(tour: &mut Tour<'_>, pane: &str, workspace: &str) {
-    let marker = Marker::new("EVENT");
-    let request = json!({"id": "tour:subscribe", "method": "events.subscribe", "params": {"subscriptions": [
-        {"type": "pane.created"}, {"type": "tab.created"},
-        {"type": "pane.output_matched", "pane_id": pane, "source": "recent",
-         "match": {"type": "substring", "value": marker.word}}]}});
+/// Opens a subscription and returns the stream after its ack, or records why it failed.
+fn subscribe(tour: &mut Tour<'_>, subscriptions: Value, core: bool) -> Option<LineStream> {
+    let request = json!({"id": "tour:subscribe", "method": "events.subscribe",
+        "params": {"subscriptions": subscriptions}});
     schema::validate_request(&request).expect("a valid subscribe request");
     let mut stream = LineStream::open(tour.server.socket(), &request.to_string()).expect("subscribe");
-    let next = |stream: &mut LineStream| -> Option<Value> {
-        let line = stream.next_line(PATIENCE).ok().flatten()?;
-        Some(tour.server.check_line(&line).expect("a valid line"))
-    };
-    let Some(ack) = next(&mut stream) else {
-        tour.failures.push("events.subscribe: no ack".to_owned());
-        return;
-    };
-    if ack.get("result").is_none() {
-        tour.failures.push(format!("events.subscribe (core) failed: {ack}"));
-        tour.mark("events.subscribe", format!("error {}", ack["error"]["code"]));
-        return;
+    let ack = next_event(tour.server, &mut stream);
+    match ack {
+        Some(ack) if ack.get("result").is_some() => {
+            if ack["id"] != "tour:subscribe" || ack["result"]["type"] != "subscription_started" {
+                tour.failures.push(format!("events.subscribe ack: {ack}"));
+            }
+            Some(stream)
+        }
+        Some(ack) => {
+            if core || ack["id"] == "" {
+                tour.failures.push(format!("events.subscribe {subscriptions} failed: {ack}"));
+            }
+            tour.mark("events.subscribe", format!("error {}", ack["error"]["code"]));
+            None
+        }
+        None => {
+            tour.failures.push("events.subscribe: no ack".to_owned());
+            None
+        }
     }
-    if ack["id"] != "tour:subscribe" || ack["result"]["type"] != "subscription_started" {
-        tour.failures.push(format!("events.subscribe ack: {ack}"));
-    }
-    // Cause one lifecycle event and one output match, then read until both arrived.
-    let tab = tour.server.call("tab.create", json!({"workspace_id": workspace, "label": "evt"}));
-    let new_tab = s(&tab["tab"]["tab_id"]);
-    tour.server.call("pane.send_input", json!({"pane_id": pane, "text": marker.command, "keys": ["Enter"]}));
-    let (mut saw_tab, mut saw_match) = (false, false);
-    while !(saw_tab && saw_match) {
-        let Some(event) = next(&mut stream) else {
-            tour.failures.push(format!("events.subscribe: stream ended (tab {saw_tab}, match {saw_match})"));
-            break;
+}
+
+fn next_event(server: &TestServer, stream: &mut LineStream) -> Option<Value> {
+    let line = stream.next_line(PATIENCE).ok().flatten()?;
+    Some(server.check_line(&line).expect("a valid line"))
+}
+
+/// Reads events until `wanted` accepts one; records a failure if the stream ends or stalls.
+fn read_until(
+    tour: &mut Tour<'_>,
+    stream: &mut LineStream,
+    what: &str,
+    wanted: impl Fn(&Value) -> bool,
+) -> bool {
+    loop {
+        let Some(event) = next_event(tour.server, stream) else {
+            tour.failures.push(format!("events.subscribe: stream ended or stalled before {what}"));
+            return false;
         };
         if event.get("id").is_some() {
             tour.failures.push(format!("events.subscribe: event lines carry no id: {event}"));
         }
-        saw_tab |= event["event"] == "tab_created" && event["data"]["tab"]["tab_id"] == json!(new_tab);
-        saw_match |= event["event"] == "pane.output_matched" && event["data"]["pane_id"] == json!(pane);
+        if wanted(&event) {
+            return true;
+        }
     }
-    tour.mark(
-        "events.subscribe",
-        format!("ok subscription_started, tab_created {saw_tab}, output_matched {saw_match}"),
-    );
-    tour.server.call("tab.close", json!({"tab_id": new_tab}));
+}
+
+fn events_subscribe(tour: &mut Tour<'_>, pane: &str, workspace: &str) {
+    // Lifecycle events (core).
+    if let Some(mut stream) =
+        subscribe(tour, json!([{"type": "pane.created"}, {"type": "tab.created"}]), true)
+    {
+        let tab = tour.server.call("tab.create", json!({"workspace_id": workspace, "label": "evt"}));
+        let new_tab = s(&tab["tab"]["tab_id"]);
+        let seen = read_until(tour, &mut stream, "tab_created", |event| {
+            event["event"] == "tab_created" && event["data"]["tab"]["tab_id"] == json!(new_tab)
+        });
+        tour.mark("events.subscribe", format!("ok subscription_started, tab_created seen {seen}"));
+        tour.server.call("tab.close", json!({"tab_id": new_tab}));
+    }
+    // The parameterised output subscription.
+    let marker = Marker::new("EVENT");
+    let output = json!([{"type": "pane.output_matched", "pane_id": pane, "source": "recent",
+        "match": {"type": "substring", "value": marker.word}}]);
+    if let Some(mut stream) = subscribe(tour, output, false) {
+        tour.server
+            .call("pane.send_input", json!({"pane_id": pane, "text": marker.command, "keys": ["Enter"]}));
+        let seen = read_until(tour, &mut stream, "pane.output_matched", |event| {
+            event["event"] == "pane.output_matched" && event["data"]["pane_id"] == json!(pane)
+        });
+        tour.mark("events.subscribe", format!("ok subscription_started, pane.output_matched seen {seen}"));
+    }
 }
 
 #[test]
@@ -347,17 +381,13 @@ fn every_method_answers_by_the_protocol() {
     tour.other("worktree.open", json!({"cwd": cwd, "branch": "tour"}), Some("worktree_opened"));
     tour.other("worktree.remove", json!({"workspace_id": ws2}), Some("worktree_removed"));
 
-    tour.other(
+    let moved = tour.other(
         "pane.move",
         json!({"pane_id": p2, "destination": {"type": "new_tab", "workspace_id": ws}}),
         Some("pane_move"),
     );
-    let panes = tour.needed("pane.list", json!({"workspace_id": ws}), "pane_list");
-    let moved_or_not =
-        panes["panes"].as_array().into_iter().flatten().map(|p| s(&p["pane_id"])).find(|id| *id != p1);
-    if let Some(other) = moved_or_not {
-        tour.core("pane.close", json!({"pane_id": other}), "ok");
-    }
+    let p2_now = moved.map(|m| s(&m["move_result"]["pane"]["pane_id"])).unwrap_or(p2);
+    tour.core("pane.close", json!({"pane_id": p2_now}), "ok");
     tour.core("tab.close", json!({"tab_id": t2}), "ok");
     tour.core("workspace.close", json!({"workspace_id": ws2}), "ok");
 

@@ -64,6 +64,7 @@ fn less_pages_read_back_exactly_on_visible() {
     });
 
     server.cli(&["pane", "send-keys", &pane, "q"]).silent();
+    panes::wait_shell_foreground(&server, &pane);
     let after = Marker::new("AFTER-LESS");
     panes::run(&server, &pane, &after.command);
     wait_until("the shell screen to come back after less quits", PATIENCE, || {
@@ -109,6 +110,7 @@ fn vi_draws_its_buffer_and_tildes_on_visible() {
 
     server.cli(&["pane", "send-text", &pane, ":q!"]).silent();
     server.cli(&["pane", "send-keys", &pane, "enter"]).silent();
+    panes::wait_shell_foreground(&server, &pane);
     let after = Marker::new("AFTER-VI");
     panes::run(&server, &pane, &after.command);
     wait_until("the shell screen to come back after vi quits", PATIENCE, || {

@@ -42,7 +42,8 @@ fn stopping_the_server_ends_its_workers_and_panes() {
     let shell = herdr_e2e::panes::shell_pid(&server, &pane);
     let workers: Vec<i32> = server.workers().iter().map(|w| w.pid).collect();
     assert!(!workers.is_empty());
-    server.cli(&["server", "stop"]).result();
+    let stop = server.cli(&["server", "stop"]);
+    assert!(stop.status.success(), "{stop:?}");
     wait_until("the server process to exit", PATIENCE, || {
         server.server_exited().map(|_| ()).ok_or_else(|| "still running".to_owned())
     });
@@ -66,7 +67,8 @@ fn detached_server_runs_without_the_cli_and_stops_on_request() {
     wait_until("the detached server to answer ping", PATIENCE, || answers_ping(&server));
     let created = server.cli(&["workspace", "create"]).result();
     assert_eq!(created["type"], "workspace_created");
-    server.cli(&["server", "stop"]).result();
+    let stop = server.cli(&["server", "stop"]);
+    assert!(stop.status.success(), "{stop:?}");
     wait_until("the detached server to stop", PATIENCE, || match answers_ping(&server) {
         Ok(()) => Err("still answering".to_owned()),
         Err(_) => Ok(()),
