@@ -54,7 +54,16 @@ pub enum WorkerError {
 /// them, and one thread is all a pane needs.
 pub fn run(ipc: OwnedFd) -> Result<(), WorkerError> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_io().enable_time().build()?;
-    runtime.block_on(serve(ipc))
+    match runtime.block_on(serve(ipc)) {
+        // A write that finds the supervisor gone is the same event as reading EOF from it: the
+        // supervisor owns the pane's fate, so leave quietly and let the program be.
+        Err(WorkerError::Link(LinkError::Io(err)))
+            if matches!(err.kind(), std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset) =>
+        {
+            Ok(())
+        }
+        other => other,
+    }
 }
 
 async fn serve(ipc: OwnedFd) -> Result<(), WorkerError> {
