@@ -1,6 +1,8 @@
-//! `herdr agent …`: the agent subcommands whose client side is a single request, and the text
-//! rendering of `agent explain`. (`agent start` and `agent attach` need several requests or the
-//! client socket and are not here yet.)
+//! `herdr agent …`: the agent subcommands (all single requests except [`start`]), and the text
+//! rendering of `agent explain`. (`agent attach` needs the client socket and comes with the
+//! terminal UI work.)
+
+pub mod start;
 
 use clap::{ArgGroup, Args, Subcommand};
 use serde_json::{Value, json};
@@ -9,8 +11,16 @@ use crate::args::{AgentStatus, ReadFormat, ReadSource};
 use crate::request::{ApiCall, ApiRequest, Reply, UsageError};
 
 #[derive(Debug, Subcommand)]
-#[command(after_help = "Targets accept unique agent names and pane ids that currently host agents.")]
 pub enum AgentCommand {
+    #[command(flatten)]
+    Request(AgentRequest),
+    /// Start a supported interactive agent in an existing pane
+    Start(start::StartArgs),
+}
+
+/// The agent subcommands that are one request each.
+#[derive(Debug, Subcommand)]
+pub enum AgentRequest {
     /// List agents
     List,
     /// Show an agent
@@ -130,21 +140,21 @@ fn statuses(until: &[AgentStatus]) -> Vec<&'static str> {
     until.iter().map(|s| s.wire()).collect()
 }
 
-pub fn call(command: &AgentCommand) -> Result<ApiCall, UsageError> {
+pub fn call(command: &AgentRequest) -> Result<ApiCall, UsageError> {
     let call = match command {
-        AgentCommand::List => ApiCall::envelope(ApiRequest::new("cli:agent:list", "agent.list")),
-        AgentCommand::Get { target } => {
+        AgentRequest::List => ApiCall::envelope(ApiRequest::new("cli:agent:list", "agent.list")),
+        AgentRequest::Get { target } => {
             ApiCall::envelope(ApiRequest::new("cli:agent:get", "agent.get").with("target", target.as_str()))
         }
-        AgentCommand::Focus { target } => ApiCall::envelope(
+        AgentRequest::Focus { target } => ApiCall::envelope(
             ApiRequest::new("cli:agent:focus", "agent.focus").with("target", target.as_str()),
         ),
-        AgentCommand::Rename(args) => ApiCall::envelope(
+        AgentRequest::Rename(args) => ApiCall::envelope(
             ApiRequest::new("cli:agent:rename", "agent.rename")
                 .with("target", args.target.as_str())
                 .with_opt("name", if args.clear { None } else { args.name.clone() }),
         ),
-        AgentCommand::Read(args) => {
+        AgentRequest::Read(args) => {
             let format = if args.ansi { ReadFormat::Ansi } else { args.format.unwrap_or(ReadFormat::Text) };
             ApiCall::read_text(
                 ApiRequest::new("cli:agent:read", "agent.read")
@@ -155,12 +165,12 @@ pub fn call(command: &AgentCommand) -> Result<ApiCall, UsageError> {
                     .with("strip_ansi", format == ReadFormat::Text),
             )
         }
-        AgentCommand::SendKeys { target, keys } => ApiCall::envelope(
+        AgentRequest::SendKeys { target, keys } => ApiCall::envelope(
             ApiRequest::new("cli:agent:send-keys", "agent.send_keys")
                 .with("target", target.as_str())
                 .with("keys", keys.clone()),
         ),
-        AgentCommand::Explain(args) => {
+        AgentRequest::Explain(args) => {
             let json = args.json || args.format.as_deref() == Some("json");
             ApiCall {
                 request: ApiRequest::new("cli:agent:explain", "agent.explain")
@@ -168,7 +178,7 @@ pub fn call(command: &AgentCommand) -> Result<ApiCall, UsageError> {
                 reply: Reply::Explain { json, verbose: args.verbose },
             }
         }
-        AgentCommand::Prompt(args) => {
+        AgentRequest::Prompt(args) => {
             let wait = args.wait.then(|| {
                 let mut options = json!({"until": statuses(&args.until)});
                 if let Some(timeout) = args.timeout {
@@ -183,7 +193,7 @@ pub fn call(command: &AgentCommand) -> Result<ApiCall, UsageError> {
                     .with_opt("wait", wait),
             )
         }
-        AgentCommand::Wait(args) => ApiCall::envelope(
+        AgentRequest::Wait(args) => ApiCall::envelope(
             ApiRequest::new("cli:agent:wait", "agent.wait")
                 .with("target", args.target.as_str())
                 .with("until", statuses(&args.until))

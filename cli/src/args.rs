@@ -45,7 +45,10 @@ pub enum Command {
     #[command(subcommand)]
     Pane(pane::PaneCommand),
     /// Control and inspect agent panes
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Targets accept unique agent names and pane ids that currently host agents."
+    )]
     Agent(agent::AgentCommand),
     /// Show herdr notifications
     #[command(subcommand)]

@@ -110,6 +110,8 @@ pub enum Plan {
     ServerForeground,
     ServerDetach,
     ServerStop,
+    /// `agent start`: a guarded conversation of several requests.
+    AgentStart(agent::start::StartArgs),
     /// `herdr session …`: local, across sessions.
     Session(session::SessionCommand),
 }
@@ -130,7 +132,8 @@ pub fn plan(command: Command, caller: &Caller) -> Result<Plan, UsageError> {
         Command::Workspace(cmd) => Plan::Call(workspace::call(&cmd)?),
         Command::Tab(cmd) => Plan::Call(tab::call(&cmd)?),
         Command::Pane(cmd) => Plan::Call(pane::call(&cmd, caller)?),
-        Command::Agent(cmd) => Plan::Call(agent::call(&cmd)?),
+        Command::Agent(agent::AgentCommand::Request(cmd)) => Plan::Call(agent::call(&cmd)?),
+        Command::Agent(agent::AgentCommand::Start(args)) => Plan::AgentStart(args),
         Command::Notification(cmd) => Plan::Call(notification::call(&cmd)?),
         Command::Worktree(cmd) => Plan::Call(worktree::call(&cmd, caller)?),
         Command::Terminal(cmd) => Plan::Call(terminal::call(&cmd)?),
@@ -154,6 +157,7 @@ fn dispatch(command: Command, session: Option<&str>, caller: &Caller) -> Rendere
         Plan::ServerForeground => target().map(|t| server::run_foreground(&t)),
         Plan::ServerDetach => target().map(|t| server::detach(&t)),
         Plan::ServerStop => target().map(|t| server::stop(&t)),
+        Plan::AgentStart(args) => target().map(|t| agent::start::run_against(&t, &args)),
     };
     result.unwrap_or_else(|refused| refused)
 }
