@@ -20,6 +20,7 @@ use libghostty_vt::{
 };
 
 use crate::{
+    cwd,
     keys::{KeyCombo, KeyName},
     reads::{self, RowRange},
 };
@@ -56,7 +57,7 @@ pub enum EngineError {
 pub enum EngineEvent {
     /// OSC 0/2 title; `None` when it was cleared.
     Title(Option<String>),
-    /// OSC 7 working directory.
+    /// Working directory reported by OSC 7 (or OSC 9;9 / 1337), as a decoded local path.
     Cwd(String),
 }
 
@@ -147,7 +148,7 @@ impl Engine {
             }
         }
         if std::mem::take(&mut *self.effects.pwd_changed.borrow_mut()) {
-            let pwd = self.term.pwd().ok().filter(|p| !p.is_empty()).map(str::to_string);
+            let pwd = self.term.pwd().ok().and_then(cwd::path_from_report);
             if let Some(pwd) = pwd
                 && Some(&pwd) != self.last_pwd.as_ref()
             {

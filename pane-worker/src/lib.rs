@@ -7,9 +7,10 @@
 //! program running, so a fresh worker can adopt the PTY.
 //!
 //! Modules: `engine` (the only one touching libghostty-vt), `pty` (spawn + raw master I/O),
-//! `program` (pidfd watch, reaping, signals), `link` (frames + fds), `keys` / `reads` / `waits`
-//! (pure rules), `procinfo` (`/proc`), `pane` (the event loop and request handlers).
+//! `program` (pidfd watch, reaping, signals), `link` (frames + fds), `keys` / `reads` / `waits` /
+//! `cwd` (pure rules), `procinfo` (`/proc`), `pane` (the event loop and request handlers).
 
+pub mod cwd;
 pub mod engine;
 pub mod keys;
 pub mod link;

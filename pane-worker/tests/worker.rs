@@ -152,9 +152,9 @@ fn shell_session_end_to_end() {
     w.wait_for(ReadSource::Recent, Matcher::Regex("^pasted-two$".into()));
 
     // Title and OSC 7 cwd become events.
-    w.run(r"printf '\033]0;my-title\007\033]7;file://host/tmp/here\033\\'");
+    w.run(r"printf '\033]0;my-title\007\033]7;file://host/tmp/here%%20dir\033\\'");
     w.event("title", |e| *e == WorkerEvent::Title(Some("my-title".into())));
-    w.event("cwd", |e| *e == WorkerEvent::Cwd("file://host/tmp/here".into()));
+    w.event("cwd", |e| *e == WorkerEvent::Cwd("/tmp/here dir".into()));
 
     // A flood is consumed in big chunks and the screen keeps up.
     w.run("seq 1 200000");
