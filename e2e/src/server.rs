@@ -7,16 +7,20 @@
 //! marker in its environment (a detached server, a second server). Nothing here touches the
 //! user's real sockets or config: the child environment is cleared and rebuilt.
 
+use std::collections::BTreeSet;
 use std::fs::{self, File};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, Once};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use nix::errno::Errno;
 use nix::sys::signal::{Signal, kill, killpg};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -44,6 +48,21 @@ pub struct TestServer {
     log: PathBuf,
     next_id: AtomicUsize,
     validated: AtomicUsize,
+    /// Every process ever seen belonging to this test, so drop can reap the ones that were
+    /// orphaned to us (see [`become_subreaper`]).
+    seen: Mutex<BTreeSet<i32>>,
+}
+
+/// Makes the test process the reaper of its orphaned descendants. Without it, processes that
+/// outlive their parent (a detached server, workers whose supervisor was killed first) are
+/// orphaned to PID 1, which in some sandboxes never reaps them: they stay as zombies.
+fn become_subreaper() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if let Err(error) = nix::sys::prctl::set_child_subreaper(true) {
+            eprintln!("herdr-e2e: cannot become a child subreaper ({error}); orphans may linger as zombies");
+        }
+    });
 }
 
 impl TestServer {
@@ -57,6 +76,7 @@ impl TestServer {
     /// Prepares the temp dirs and environment without starting anything (for tests that put
     /// something at the socket path first).
     pub fn prepare() -> Self {
+        become_subreaper();
         let root = tempfile::Builder::new().prefix("herdr-e2e-").tempdir().expect("create a temp dir");
         let base = root.path().to_path_buf();
         for dir in ["home", "config", "runtime", "state", "data", "cache"] {
@@ -103,6 +123,7 @@ impl TestServer {
             log,
             next_id: AtomicUsize::new(1),
             validated: AtomicUsize::new(0),
+            seen: Mutex::new(BTreeSet::new()),
         }
     }
 
@@ -306,7 +327,35 @@ impl TestServer {
         pids.sort_unstable();
         pids.dedup();
         pids.retain(|&pid| pid != me);
+        if let Ok(mut seen) = self.seen.lock() {
+            seen.extend(pids.iter().copied());
+        }
         pids
+    }
+
+    /// Records every process that currently belongs to this test (the server tree and anything
+    /// carrying the marker), so drop reaps it even if it has exited on its own by then. Tests
+    /// that start servers outside [`Self::start_server`] (e.g. `herdr server --detach`) call it
+    /// once the server is up.
+    pub fn track_processes(&self) -> Vec<i32> {
+        self.owned_processes()
+    }
+
+    /// Reaps the given processes if they became our children (orphans of a killed parent);
+    /// processes that are not ours are left alone.
+    fn reap(pids: &BTreeSet<i32>) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut pending: Vec<i32> = pids.iter().copied().collect();
+        while !pending.is_empty() && Instant::now() < deadline {
+            pending.retain(|&pid| match waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG)) {
+                Ok(WaitStatus::StillAlive) => true,
+                Ok(_) | Err(Errno::ECHILD) => false,
+                Err(_) => false,
+            });
+            if !pending.is_empty() {
+                thread::sleep(Duration::from_millis(10));
+            }
+        }
     }
 }
 
@@ -332,8 +381,14 @@ impl Drop for TestServer {
         for &pid in &all {
             let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
         }
+        let server = self.child.as_ref().and_then(|child| i32::try_from(child.id()).ok());
         if let Some(mut child) = self.child.take() {
             let _ = child.wait();
         }
+        // The server is reaped, so its orphans are now ours (we are a subreaper).
+        let mut reapable = self.seen.lock().map(|seen| seen.clone()).unwrap_or_default();
+        reapable.extend(all);
+        reapable.retain(|&pid| Some(pid) != server);
+        Self::reap(&reapable);
     }
 }

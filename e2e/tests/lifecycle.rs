@@ -65,6 +65,7 @@ fn detached_server_runs_without_the_cli_and_stops_on_request() {
     let detach = server.cli(&["server", "--detach"]);
     assert!(detach.status.success(), "{detach:?}");
     wait_until("the detached server to answer ping", PATIENCE, || answers_ping(&server));
+    assert!(!server.track_processes().is_empty(), "the detached server carries this test's environment");
     let created = server.cli(&["workspace", "create"]).result();
     assert_eq!(created["type"], "workspace_created");
     let stop = server.cli(&["server", "stop"]);
