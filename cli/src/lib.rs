@@ -123,6 +123,12 @@ pub fn plan(command: Command, caller: &Caller) -> Result<Plan, UsageError> {
         Command::Server(args) => match (args.action, args.detach) {
             (Some(ServerAction::Stop), _) => Plan::ServerStop,
             (Some(ServerAction::ReloadConfig), _) => Plan::Call(server::reload_config_call()),
+            (Some(ServerAction::AgentManifests { json }), _) => {
+                Plan::Call(server::agent_manifests_call(json))
+            }
+            (Some(ServerAction::ReloadAgentManifests), _) => {
+                Plan::Call(server::reload_agent_manifests_call())
+            }
             (None, true) => Plan::ServerDetach,
             (None, false) => Plan::ServerForeground,
         },

@@ -112,6 +112,7 @@ pub fn render_reply(reply: Reply, response: &Value) -> Rendered {
         Reply::Explain { json: false, verbose } => {
             Rendered::stdout(crate::agent::explain_text(&response["result"]["explain"], verbose))
         }
+        Reply::ManifestStatus => Rendered::stdout(crate::server::manifest_status_text(&response["result"])),
     }
 }
 

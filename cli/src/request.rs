@@ -111,6 +111,8 @@ pub enum Reply {
     ReadText,
     /// `agent explain`: the `.result.explain` object as JSON, or as text lines.
     Explain { json: bool, verbose: bool },
+    /// `server agent-manifests` without `--json`: the manifest status as text lines.
+    ManifestStatus,
 }
 
 /// A request plus how to print its reply.

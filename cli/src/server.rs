@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::connect::{self, ConnectError};
 use crate::output::{self, EXIT_ERROR, Rendered};
-use crate::request::{ApiCall, ApiRequest};
+use crate::request::{ApiCall, ApiRequest, Reply};
 use crate::target::Target;
 
 /// How long `--detach` waits for the new server to answer `ping`.
@@ -47,10 +47,63 @@ pub enum ServerAction {
     Stop,
     /// Reload config in the running server
     ReloadConfig,
+    /// Show active agent detection manifests
+    AgentManifests {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Reload local agent detection manifest overrides
+    ReloadAgentManifests,
 }
 
 pub fn reload_config_call() -> ApiCall {
     ApiCall::envelope(ApiRequest::new("cli:server:reload-config", "server.reload_config"))
+}
+
+pub fn agent_manifests_call(json: bool) -> ApiCall {
+    let request = ApiRequest::new("cli:server:agent-manifests", "server.agent_manifests");
+    if json { ApiCall::envelope(request) } else { ApiCall { request, reply: Reply::ManifestStatus } }
+}
+
+pub fn reload_agent_manifests_call() -> ApiCall {
+    ApiCall::envelope(ApiRequest::new("cli:server:reload-agent-manifests", "server.reload_agent_manifests"))
+}
+
+/// The text form of `server agent-manifests`: when manifests were last checked, then one line
+/// per agent (`!` = a local override shadows newer remote rules, `x` = the remote update failed).
+pub fn manifest_status_text(result: &Value) -> String {
+    let text = |value: &Value, default: &str| value.as_str().unwrap_or(default).to_owned();
+    let last_check = result["last_check_unix"].as_u64().map_or_else(|| "never".to_owned(), |t| t.to_string());
+    let mut out =
+        format!("last check: {last_check}\nresult: {}\n\n", text(&result["last_result"], "not checked"));
+    for manifest in result["manifests"].as_array().map(Vec::as_slice).unwrap_or_default() {
+        let shadowed = manifest["local_override_shadowing_remote"].as_bool().unwrap_or(false);
+        let failed = manifest["remote_update_error"].as_str();
+        let marker = if shadowed {
+            "!"
+        } else if failed.is_some() {
+            "x"
+        } else {
+            " "
+        };
+        out.push_str(&format!(
+            "{marker} {:<9} {:<14} active {:<14} remote {:<14} {}\n",
+            text(&manifest["agent"], "-"),
+            text(&manifest["source_kind"], "-"),
+            text(&manifest["active_version"], "-"),
+            text(&manifest["cached_remote_version"], "-"),
+            text(&manifest["remote_update_result"], "not checked")
+        ));
+        let note = match (failed, shadowed, manifest["warning"].as_str()) {
+            (Some(error), _, _) => Some(error.to_owned()),
+            (None, true, _) => Some("local override shadows cached remote rules".to_owned()),
+            (None, false, warning) => warning.map(str::to_owned),
+        };
+        if let Some(note) = note {
+            out.push_str(&format!("  {note}\n"));
+        }
+    }
+    out
 }
 
 /// The pane-worker executable: `$HERDR_PANE_WORKER_BIN`, else next to the `herdr` binary.
@@ -228,7 +281,7 @@ pub fn stop(target: &Target) -> Rendered {
             crate::call::connect_failure(target, STOP_ID, ConnectError::NotRunning)
         }
         Err(StopFailure::Unreachable(err)) => crate::call::connect_failure(target, STOP_ID, err),
-        Err(StopFailure::Refused(reply)) => output::render_reply(crate::request::Reply::Silent, &reply),
+        Err(StopFailure::Refused(reply)) => output::render_reply(Reply::Silent, &reply),
         Err(failure) => {
             Rendered::stderr(format!("{}\n", failure.describe("the herdr server", api_socket)), EXIT_ERROR)
         }
@@ -254,6 +307,31 @@ mod tests {
         assert_eq!(
             worker_exe(Some(OsStr::new("")), herdr),
             PathBuf::from("/opt/herdr/bin/herdr-pane-worker")
+        );
+    }
+
+    #[test]
+    fn manifest_status_text_marks_shadowed_and_failed_agents() {
+        let result = serde_json::json!({"type": "agent_manifest_status", "last_check_unix": 1700000000,
+            "last_result": "checked", "manifests": [
+                {"agent": "claude", "source": "builtin", "source_kind": "builtin", "active_version": "3",
+                 "local_override_shadowing_remote": false},
+                {"agent": "codex", "source": "x", "source_kind": "local_override", "active_version": "2",
+                 "cached_remote_version": "4", "local_override_shadowing_remote": true},
+                {"agent": "amp", "source": "y", "source_kind": "remote", "local_override_shadowing_remote": false,
+                 "remote_update_error": "offline"}]});
+        let text = manifest_status_text(&result);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "last check: 1700000000");
+        assert_eq!(lines[1], "result: checked");
+        assert!(lines[3].starts_with("  claude    builtin        active 3 "), "{text}");
+        assert!(lines[4].starts_with("! codex "), "{text}");
+        assert_eq!(lines[5], "  local override shadows cached remote rules");
+        assert!(lines[6].starts_with("x amp "), "{text}");
+        assert_eq!(lines[7], "  offline");
+        assert_eq!(
+            manifest_status_text(&serde_json::json!({})),
+            "last check: never\nresult: not checked\n\n"
         );
     }
 

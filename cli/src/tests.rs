@@ -262,6 +262,14 @@ fn notification_api_and_server_requests() {
         request(&["server", "reload-config"]),
         json!({"id": "cli:server:reload-config", "method": "server.reload_config", "params": {}})
     );
+    let manifests = planned_call(&["server", "agent-manifests"]);
+    assert_eq!(manifests.reply, Reply::ManifestStatus);
+    assert_eq!(manifests.request.to_value()["method"], "server.agent_manifests");
+    assert_eq!(planned_call(&["server", "agent-manifests", "--json"]).reply, Reply::Envelope);
+    assert_eq!(
+        request(&["server", "reload-agent-manifests"]),
+        json!({"id": "cli:server:reload-agent-manifests", "method": "server.reload_agent_manifests", "params": {}})
+    );
 }
 
 #[test]
