@@ -1,5 +1,6 @@
 //! `herdr pane …`: grammar and the `pane.*` request each subcommand sends. The agent-reporting
-//! subcommands (`report-agent`, `report-metadata`, ...) live in [`report`].
+//! subcommands (`report-agent`, `report-metadata`, ...) live in `pane/report.rs`, swap and move
+//! in `pane/arrange.rs`.
 
 mod arrange;
 mod report;

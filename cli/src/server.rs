@@ -34,7 +34,7 @@ pub const LOG_FILE_NAME: &str = "herdr-server.log";
 #[command(args_conflicts_with_subcommands = true)]
 pub struct ServerArgs {
     /// Start the server as a background daemon and wait until it answers (log:
-    /// <session dir>/herdr-server.log)
+    /// `<session dir>/herdr-server.log`)
     #[arg(long)]
     pub detach: bool,
     #[command(subcommand)]
