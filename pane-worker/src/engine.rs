@@ -15,7 +15,8 @@ use libghostty_vt::{
     selection::Selection,
     terminal::{
         ConformanceLevel, DeviceAttributeFeature, DeviceAttributes, DeviceType, Mode, ModeKind, Point,
-        PointCoordinate, PrimaryDeviceAttributes, SecondaryDeviceAttributes, TertiaryDeviceAttributes,
+        PointCoordinate, PrimaryDeviceAttributes, SecondaryDeviceAttributes, SizeReportSize,
+        TertiaryDeviceAttributes,
     },
 };
 
@@ -28,6 +29,11 @@ use crate::{
 /// Scrollback budget in bytes (ghostty limits history by memory, not lines; upstream herdr's
 /// `advanced.scrollback_limit_bytes` default).
 pub const SCROLLBACK_LIMIT_BYTES: usize = 10_000_000;
+
+/// A nominal cell size in pixels. Panes have no pixels; image protocols and pixel size reports
+/// (XTWINOPS 14/16) still need sane numbers.
+const CELL_WIDTH_PX: u32 = 8;
+const CELL_HEIGHT_PX: u32 = 16;
 
 /// Grapheme clustering (DEC 2027): upstream herdr patches ghostty to default it on and keep it on
 /// across RIS; the stock library has it off, so we set it ourselves.
@@ -100,7 +106,15 @@ impl Engine {
         term.on_pty_write(move |_, data| replies.replies.borrow_mut().extend_from_slice(data))?
             .on_title_changed(move |_| *titles.title_changed.borrow_mut() = true)?
             .on_pwd_changed(move |_| *pwds.pwd_changed.borrow_mut() = true)?
-            .on_device_attributes(|_| Some(DEVICE_ATTRIBUTES))?;
+            .on_device_attributes(|_| Some(DEVICE_ATTRIBUTES))?
+            .on_size(|term| {
+                Some(SizeReportSize {
+                    rows: term.rows().ok()?,
+                    columns: term.cols().ok()?,
+                    cell_width: CELL_WIDTH_PX,
+                    cell_height: CELL_HEIGHT_PX,
+                })
+            })?;
         term.set_mode(GRAPHEME_CLUSTER, true)?;
         Ok(Self {
             term,
@@ -172,9 +186,7 @@ impl Engine {
         if cols == 0 || rows == 0 {
             return Err(EngineError::BadSize { cols, rows });
         }
-        // Pixel sizes only matter for image protocols and pixel size reports; a nominal cell
-        // keeps those answers sane.
-        self.term.resize(cols, rows, 8, 16)?;
+        self.term.resize(cols, rows, CELL_WIDTH_PX, CELL_HEIGHT_PX)?;
         Ok(())
     }
 

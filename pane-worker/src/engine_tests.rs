@@ -82,6 +82,8 @@ fn replies_title_and_cwd() {
     let mut e = engine(20, 5);
     e.feed(b"ab\x1b[6n");
     assert_eq!(e.take_replies(), b"\x1b[1;3R");
+    e.feed(b"\x1b[18t");
+    assert_eq!(e.take_replies(), b"\x1b[8;5;20t");
     e.feed(b"\x1b[c");
     let da = e.take_replies();
     assert!(da.starts_with(b"\x1b[?62"), "{:?}", String::from_utf8_lossy(&da));
