@@ -105,6 +105,12 @@ impl PaneTarget {
             (None, false) => None,
         }
     }
+
+    /// Like [`PaneTarget::resolve`], for commands that also take the pane as a positional
+    /// argument: `--pane`/`--current` win over it when given.
+    fn resolve_or(&self, positional: &Option<String>, caller: &Caller) -> Option<String> {
+        if self.pane.is_none() && !self.current { positional.clone() } else { self.resolve(caller) }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -294,7 +300,7 @@ pub fn call(command: &PaneCommand, caller: &Caller) -> Result<ApiCall, UsageErro
             } else {
                 "toggle"
             };
-            let pane = args.target.resolve(caller).or_else(|| args.pane_id.clone());
+            let pane = args.target.resolve_or(&args.pane_id, caller);
             envelope(
                 ApiRequest::new("cli:pane:zoom", "pane.zoom").with_opt("pane_id", pane).with("mode", mode),
             )
@@ -310,7 +316,7 @@ pub fn call(command: &PaneCommand, caller: &Caller) -> Result<ApiCall, UsageErro
             )
         }
         PaneCommand::Input(args) => {
-            let pane = args.target.resolve(caller).or_else(|| args.pane_id.clone()).ok_or_else(|| {
+            let pane = args.target.resolve_or(&args.pane_id, caller).ok_or_else(|| {
                 UsageError::new(
                     "usage: herdr pane input [<PANE_ID>|--pane ID|--current] --right-click herdr|pane",
                 )
@@ -322,10 +328,7 @@ pub fn call(command: &PaneCommand, caller: &Caller) -> Result<ApiCall, UsageErro
             )
         }
         PaneCommand::Split(args) => {
-            let pane = match (&args.target.pane, args.target.current) {
-                (None, false) => args.pane_id.clone(),
-                _ => args.target.resolve(caller),
-            };
+            let pane = args.target.resolve_or(&args.pane_id, caller);
             envelope(
                 ApiRequest::new("cli:pane:split", "pane.split")
                     .with_opt("target_pane_id", pane)
@@ -357,7 +360,7 @@ pub fn call(command: &PaneCommand, caller: &Caller) -> Result<ApiCall, UsageErro
                 .with("text", input.words.join(" "))
                 .with("keys", vec!["Enter"]),
         ),
-        PaneCommand::WaitOutput(args) => envelope(wait_output_request(args)),
+        PaneCommand::WaitOutput(args) => envelope(wait_output_request(args)?),
         PaneCommand::ReportAgent(args) => ApiCall::silent(args.request()?),
         PaneCommand::ReportAgentSession(args) => ApiCall::silent(args.request()?),
         PaneCommand::ReleaseAgent(args) => ApiCall::silent(args.request()?),
@@ -390,18 +393,18 @@ fn read_request(args: &ReadArgs) -> ApiRequest {
         .with("strip_ansi", strip_ansi)
 }
 
-fn wait_output_request(args: &WaitOutputArgs) -> ApiRequest {
+fn wait_output_request(args: &WaitOutputArgs) -> Result<ApiRequest, UsageError> {
     let matcher = match (&args.text, &args.regex) {
-        (_, Some(regex)) => serde_json::json!({"type": "regex", "value": regex}),
+        (None, Some(regex)) => serde_json::json!({"type": "regex", "value": regex}),
         (Some(text), None) => serde_json::json!({"type": "substring", "value": text}),
-        // clap's required `matcher` group guarantees one of the two.
-        (None, None) => serde_json::json!({"type": "substring", "value": ""}),
+        (Some(_), Some(_)) => return Err(UsageError::new("--match and --regex are mutually exclusive")),
+        (None, None) => return Err(UsageError::new("missing required --match or --regex")),
     };
-    ApiRequest::new("cli:pane:wait-output", "pane.wait_for_output")
+    Ok(ApiRequest::new("cli:pane:wait-output", "pane.wait_for_output")
         .with("pane_id", args.pane_id.as_str())
         .with("source", args.source.unwrap_or(WaitSource::Recent).wire())
         .with_opt("lines", args.lines)
         .with("match", matcher)
         .with_opt("timeout_ms", args.timeout)
-        .with("strip_ansi", !args.raw)
+        .with("strip_ansi", !args.raw))
 }

@@ -113,6 +113,9 @@ fn zoom_modes() {
         json!({"pane_id": "w1:p3", "mode": "off"})
     );
     assert!(Cli::try_parse_from(["herdr", "pane", "zoom", "--on", "--off"]).is_err());
+    // --pane/--current win over the positional pane, as for split and input.
+    assert_eq!(in_pane(&["zoom", "w1:p9", "--current"])["params"]["pane_id"], "w1:p2");
+    assert_eq!(built(&["zoom", "w1:p9", "--current"]).0["params"], json!({"mode": "toggle"}));
 }
 
 #[test]
