@@ -104,8 +104,8 @@ pub fn extract_session(args: Vec<OsString>) -> Result<(Vec<OsString>, Option<Str
 pub enum Plan {
     /// One socket-backed request behind the protocol guard.
     Call(ApiCall),
-    /// Prints without touching any socket or path.
-    Local(Rendered),
+    /// `api schema`: the embedded schema, printed or written to a file; no socket.
+    Schema(api::SchemaArgs),
     Status(status::StatusArgs),
     ServerForeground,
     ServerDetach,
@@ -134,7 +134,7 @@ pub fn plan(command: Command, caller: &Caller) -> Result<Plan, UsageError> {
         },
         Command::Session(cmd) => Plan::Session(cmd),
         Command::Api(api::ApiCommand::Snapshot) => Plan::Call(api::snapshot_call()),
-        Command::Api(api::ApiCommand::Schema(args)) => Plan::Local(api::schema(&args)),
+        Command::Api(api::ApiCommand::Schema(args)) => Plan::Schema(args),
         Command::Workspace(cmd) => Plan::Call(workspace::call(&cmd)?),
         Command::Tab(cmd) => Plan::Call(tab::call(&cmd)?),
         Command::Pane(cmd) => Plan::Call(pane::call(&cmd, caller)?),
@@ -156,7 +156,7 @@ fn dispatch(command: Command, session: Option<&str>, caller: &Caller) -> Rendere
     // Only commands that talk to one server resolve it (so `api schema` works without HOME).
     let target = || Target::resolve(session, &env).map_err(|err| Rendered::usage(&format!("herdr: {err}")));
     let result = match plan {
-        Plan::Local(rendered) => Ok(rendered),
+        Plan::Schema(args) => Ok(api::schema(&args)),
         Plan::Session(cmd) => Ok(session::run(&cmd, &env, NO_TUI_MESSAGE)),
         Plan::Call(call) => target().map(|t| call::run(&t, &call)),
         Plan::Status(args) => target().map(|t| status::run(&args, &t)),

@@ -280,7 +280,7 @@ fn server_and_status_plans() {
     assert!(matches!(plan_of(&["server", "--detach"]), Plan::ServerDetach));
     assert!(matches!(plan_of(&["server", "stop"]), Plan::ServerStop));
     assert!(matches!(plan_of(&["status"]), Plan::Status(_)));
-    assert!(matches!(plan_of(&["api", "schema"]), Plan::Local(_)));
+    assert!(matches!(plan_of(&["api", "schema", "--output", "/nonexistent/x"]), Plan::Schema(_)));
     assert!(Cli::try_parse_from(["herdr", "server", "--detach", "stop"]).is_err());
 }
 
