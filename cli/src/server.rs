@@ -136,6 +136,7 @@ fn server_config(target: &Target) -> anyhow::Result<herdr_supervisor::ServerConf
 
 /// `herdr server`: blocks until the server stops.
 pub fn run_foreground(target: &Target) -> Rendered {
+    herdr_supervisor::logging::init();
     let result = create_private_dir(&target.paths.data_dir)
         .and_then(|()| server_config(target))
         .and_then(herdr_supervisor::run);
