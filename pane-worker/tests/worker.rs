@@ -116,6 +116,7 @@ fn shell_session_end_to_end() {
     assert_eq!(sleep.cwd.as_deref(), Some(cwd));
     assert_ne!(info.foreground_process_group_id, Some(shell_pid.cast_unsigned()));
     w.ok(WorkerRequest::SendKeys(vec!["ctrl+c".into()]));
+    wait_prompt(&mut w);
     w.run("echo after-int-$((2+3))");
     w.wait_substring("after-int-5");
     let info = w.request(WorkerRequest::ProcessInfo);
@@ -146,10 +147,23 @@ fn shell_session_end_to_end() {
     w.ok(WorkerRequest::SendKeys(vec!["q".into()]));
     w.wait_for(ReadSource::Visible, Matcher::Substring("$ less lines.txt".into()));
 
-    // Bracketed paste: bash enables it, so multi-line text arrives as one paste.
-    w.ok(WorkerRequest::SendInput { text: Some("echo pasted-one\necho pasted-two".into()), keys: vec![] });
-    w.ok(WorkerRequest::SendKeys(vec!["enter".into()]));
-    w.wait_for(ReadSource::Recent, Matcher::Regex("^pasted-two$".into()));
+    // Bracketed paste iff the program enabled it: `cat -v` shows exactly what arrived.
+    // The marker line proves the worker has consumed the mode change before input is sent.
+    w.run(r"printf '\033[?2004h'; echo mode-on; cat -v");
+    w.wait_for(ReadSource::Recent, Matcher::Regex("^mode-on$".into()));
+    wait_for_foreground(&mut w, "cat");
+    w.ok(WorkerRequest::SendInput { text: Some("pasted".into()), keys: vec!["Enter".into()] });
+    w.wait_for(ReadSource::Recent, Matcher::Regex(r"^\^\[\[200~pasted\^\[\[201~$".into()));
+    w.ok(WorkerRequest::SendKeys(vec!["ctrl+c".into()]));
+    // Typing before the shell is back would feed the dying `cat`.
+    wait_prompt(&mut w);
+    w.run(r"printf '\033[?2004l'; echo mode-off; cat -v");
+    w.wait_for(ReadSource::Recent, Matcher::Regex("^mode-off$".into()));
+    wait_for_foreground(&mut w, "cat");
+    w.ok(WorkerRequest::SendInput { text: Some("raw-text".into()), keys: vec!["Enter".into()] });
+    w.wait_for(ReadSource::Recent, Matcher::Regex("^raw-text$".into()));
+    w.ok(WorkerRequest::SendKeys(vec!["ctrl+c".into()]));
+    wait_prompt(&mut w);
 
     // Title and OSC 7 cwd become events.
     w.run(r"printf '\033]0;my-title\007\033]7;file://host/tmp/here%%20dir\033\\'");
@@ -291,7 +305,17 @@ fn idle_shell_is_small_and_asleep() {
     let rss = vm_rss_kib(pid);
     eprintln!("idle worker VmRSS: {rss} KiB");
     assert!(rss < 8 * 1024, "idle RSS {rss} KiB is over the 8 MiB target");
-    wait_until("worker still alive", || support::alive(pid.cast_signed()));
+    // The worker holds the master only: a slave fd kept open here would hide the program's
+    // hang-up (no EIO) and keep its terminal alive after it exits.
+    let fds: Vec<String> = fs::read_dir(format!("/proc/{pid}/fd"))
+        .expect("fd dir")
+        .filter_map(|e| fs::read_link(e.ok()?.path()).ok())
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    assert!(!fds.iter().any(|f| f.starts_with("/dev/pts/")), "worker holds a slave: {fds:?}");
+    let count = |name: &str| fds.iter().filter(|f| *f == name).count();
+    assert_eq!(count("/dev/ptmx"), 1, "one master: {fds:?}");
+    assert_eq!(count("anon_inode:[pidfd]"), 1, "one program watch: {fds:?}");
 }
 
 /// A bare prompt line exists only while the shell waits for input (typed lines read `$ cmd`).
