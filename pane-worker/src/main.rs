@@ -5,7 +5,28 @@ use std::os::fd::{FromRawFd, OwnedFd};
 
 use anyhow::Context;
 
+/// Warnings go to stderr, which the supervisor forwards to its own log.
+struct StderrLog;
+
+impl log::Log for StderrLog {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.level() <= log::Level::Warn
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if self.enabled(record.metadata()) {
+            eprintln!("herdr-pane-worker[{}]: {}: {}", std::process::id(), record.level(), record.args());
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+static LOG: StderrLog = StderrLog;
+
 fn main() -> anyhow::Result<()> {
+    // Only fails if a logger is already set, which cannot happen this early.
+    let _ = log::set_logger(&LOG).map(|()| log::set_max_level(log::LevelFilter::Warn));
     let fd = herdr_pane_worker::parse_args(std::env::args().skip(1)).map_err(anyhow::Error::msg)?;
     // SAFETY: the supervisor's invocation contract hands us this fd as our end of the link and
     // nothing else in this process uses it; a bad number fails at the first socket call.
