@@ -26,7 +26,7 @@ pub struct ProcInfo {
 }
 
 impl ProcInfo {
-    /// Whether argv[0]'s file name is `name` (argv[0] may be a full path).
+    /// Whether `argv[0]`'s file name is `name` (`argv[0]` may be a full path).
     pub fn is_program(&self, name: &str) -> bool {
         self.cmdline
             .first()
