@@ -21,7 +21,7 @@ use crate::{
     procinfo,
     program::Program,
     pty::{self, Pty, ReadOutcome},
-    waits::{LineMatcher, Waits},
+    waits::{LineMatcher, Matched, Waits, Watches},
 };
 
 /// How long a program gets to exit after SIGHUP before SIGKILL.
@@ -39,6 +39,7 @@ pub struct Pane {
     pty: Pty,
     program: Program,
     waits: Waits,
+    watches: Watches,
     out: LinkWriter,
     /// False once the master reported EOF/EIO: nothing more will come, stop polling it.
     pty_open: bool,
@@ -52,6 +53,7 @@ impl Pane {
             pty,
             program,
             waits: Waits::default(),
+            watches: Watches::default(),
             out,
             pty_open: true,
             buf: vec![0u8; pty::READ_CHUNK].into_boxed_slice(),
@@ -101,6 +103,7 @@ impl Pane {
             SupervisorToWorker::Request { id, body } => self.on_request(id, body)?,
             SupervisorToWorker::Cancel { id } => {
                 self.waits.cancel(id);
+                self.watches.cancel(id);
             }
             SupervisorToWorker::Shutdown => {
                 self.program.signal_groups(libc::SIGHUP, self.pty.foreground_pgrp());
@@ -155,6 +158,18 @@ impl Pane {
                 self.out.send(&WorkerToSupervisor::Response { id: m.id, body }, None)?;
             }
         }
+        if !self.watches.is_empty() {
+            let engine = &self.engine;
+            for m in self.watches.evaluate(|spec| read_or_log(engine, spec)) {
+                self.send_watch_match(m)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn send_watch_match(&mut self, m: Matched) -> Result<(), WorkerError> {
+        let event = WorkerEvent::OutputMatched { watch: m.id, matched_line: m.matched_line, read: m.read };
+        self.out.send(&WorkerToSupervisor::Event(event), None)?;
         Ok(())
     }
 
@@ -199,6 +214,21 @@ impl Pane {
                     Some(m) => WorkerResponse::Matched { matched_line: m.matched_line, read: m.read },
                     None => return Ok(()),
                 }
+            }
+            WorkerRequest::WatchOutput { read, matcher } => {
+                let matcher = match LineMatcher::compile(&matcher) {
+                    Ok(m) => m,
+                    Err(err) => {
+                        return self.respond(id, error("invalid_regex", format!("invalid regex: {err}")));
+                    }
+                };
+                let engine = &self.engine;
+                let first = self.watches.add(id, &read, matcher, |spec| read_or_log(engine, spec));
+                self.respond(id, WorkerResponse::Ok)?;
+                return match first {
+                    Some(m) => self.send_watch_match(m),
+                    None => Ok(()),
+                };
             }
             WorkerRequest::ProcessInfo => WorkerResponse::ProcessInfo(self.process_info()),
             WorkerRequest::Resize { cols, rows } => self.resize(cols, rows),

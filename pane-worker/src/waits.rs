@@ -130,6 +130,73 @@ impl Waits {
     }
 }
 
+/// A watch that has been told about, and whether its read matched last time it was checked.
+#[derive(Debug)]
+struct Watch {
+    id: u64,
+    read: ReadSpec,
+    matcher: LineMatcher,
+    matching: bool,
+}
+
+/// Edge-triggered output watches (the `pane.output_matched` subscription): each reports when its
+/// read goes from not matching to matching, and re-arms when it stops matching.
+#[derive(Debug, Default)]
+pub struct Watches {
+    watches: Vec<Watch>,
+}
+
+impl Watches {
+    pub fn is_empty(&self) -> bool {
+        self.watches.is_empty()
+    }
+
+    /// Starts watching; `Some` when the read already matches (the first edge).
+    pub fn add(
+        &mut self,
+        id: u64,
+        read: &ReadSpec,
+        matcher: LineMatcher,
+        read_now: impl FnMut(&ReadSpec) -> Option<ReadOutput>,
+    ) -> Option<Matched> {
+        self.watches.push(Watch { id, read: wait_read_spec(read), matcher, matching: false });
+        let last = self.watches.len() - 1;
+        let mut edges = Self::check(&mut self.watches[last..], read_now);
+        edges.pop()
+    }
+
+    pub fn cancel(&mut self, id: u64) -> bool {
+        let before = self.watches.len();
+        self.watches.retain(|w| w.id != id);
+        self.watches.len() != before
+    }
+
+    /// Re-checks every watch after new output; returns the ones that just started matching.
+    pub fn evaluate(&mut self, read_now: impl FnMut(&ReadSpec) -> Option<ReadOutput>) -> Vec<Matched> {
+        Self::check(&mut self.watches, read_now)
+    }
+
+    fn check(
+        watches: &mut [Watch],
+        mut read_now: impl FnMut(&ReadSpec) -> Option<ReadOutput>,
+    ) -> Vec<Matched> {
+        let mut edges = Vec::new();
+        for watch in watches {
+            let Some(out) = read_now(&watch.read) else { continue };
+            match try_match(watch.id, &watch.read, &watch.matcher, out) {
+                Some(m) => {
+                    if !watch.matching {
+                        edges.push(m);
+                    }
+                    watch.matching = true;
+                }
+                None => watch.matching = false,
+            }
+        }
+        edges
+    }
+}
+
 fn try_match(id: u64, spec: &ReadSpec, matcher: &LineMatcher, read: ReadOutput) -> Option<Matched> {
     let styled = spec.format == herdr_protocol::ipc::ReadFormat::Ansi;
     let line = matcher.first_match(&read.text, styled)?.to_string();
@@ -166,6 +233,23 @@ mod tests {
         let line = "\x1b[1mrea\x1b[0mdy";
         assert_eq!(sub.first_match(line, true), Some(line));
         assert_eq!(sub.first_match(line, false), None);
+    }
+
+    #[test]
+    fn watches_fire_on_each_edge_only() {
+        let mut watches = Watches::default();
+        let m = LineMatcher::compile(&Matcher::Substring("ERR".into())).expect("substring");
+        assert!(watches.add(5, &spec(ReadSource::Visible), m, |_| out("fine", 1)).is_none());
+        let edges = watches.evaluate(|_| out("ERR one", 2));
+        assert_eq!(edges.len(), 1);
+        assert_eq!(edges[0].id, 5);
+        assert!(watches.evaluate(|_| out("ERR one\nmore", 3)).is_empty(), "still matching: no new edge");
+        assert!(watches.evaluate(|_| out("cleared", 4)).is_empty());
+        assert_eq!(watches.evaluate(|_| out("ERR two", 5)).len(), 1, "re-armed after it stopped matching");
+        assert!(watches.cancel(5));
+        assert!(watches.is_empty());
+        let m = LineMatcher::compile(&Matcher::Substring("x".into())).expect("substring");
+        assert!(watches.add(6, &spec(ReadSource::Visible), m, |_| out("x", 1)).is_some(), "matches at once");
     }
 
     #[test]

@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Bumped whenever any type in this module changes shape.
-pub const IPC_VERSION: u32 = 1;
+pub const IPC_VERSION: u32 = 2;
 
 /// Largest frame either side accepts; a bigger length prefix is a protocol violation.
 pub const MAX_FRAME_LEN: usize = 32 * 1024 * 1024;
@@ -67,6 +67,13 @@ pub enum WorkerRequest {
     /// Answer when a line of `read` matches: immediately if it already does, else as new content
     /// arrives. No timeout on this side: the supervisor sends `Cancel`.
     WaitOutput {
+        read: ReadSpec,
+        matcher: Matcher,
+    },
+    /// Watch for output matching `matcher`, edge-triggered: answered once with `Ok` (or an error),
+    /// then a [`WorkerEvent::OutputMatched`] carrying this request's id every time the read goes
+    /// from not matching to matching (at once if it already matches). Ended by `Cancel`.
+    WatchOutput {
         read: ReadSpec,
         matcher: Matcher,
     },
@@ -176,8 +183,10 @@ pub enum WorkerToSupervisor {
 pub enum WorkerEvent {
     /// OSC 0/2 title changed (None: cleared).
     Title(Option<String>),
-    /// OSC 7 working directory reported by the program.
+    /// OSC 7 working directory reported by the program, decoded to a local path.
     Cwd(String),
+    /// Watch `watch` (a `WatchOutput` request id) started matching.
+    OutputMatched { watch: u64, matched_line: String, read: ReadOutput },
     /// The pane's program exited; the worker exits after sending this.
     /// `code`/`signal` are known only when the worker is the program's parent.
     Exited { code: Option<i32>, signal: Option<i32> },

@@ -35,7 +35,8 @@ impl log::Log for StderrLog {
 
 /// Installs the logger once; later calls are ignored.
 pub fn init() {
-    let level = std::env::var("HERDR_LOG").ok().and_then(|v| v.parse().ok()).unwrap_or(log::LevelFilter::Info);
+    let level =
+        std::env::var("HERDR_LOG").ok().and_then(|v| v.parse().ok()).unwrap_or(log::LevelFilter::Info);
     if log::set_boxed_logger(Box::new(StderrLog { level })).is_ok() {
         log::set_max_level(level);
     }

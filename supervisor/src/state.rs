@@ -180,7 +180,7 @@ impl PaneObserver for SharedObserver {
             match event {
                 WorkerEvent::Title(title) => session.set_pane_title(key, title),
                 WorkerEvent::Cwd(cwd) => session.set_pane_cwd(key, cwd),
-                WorkerEvent::Exited { .. } => Effects::default(),
+                WorkerEvent::Exited { .. } | WorkerEvent::OutputMatched { .. } => Effects::default(),
             }
         };
         shared.apply(effects);

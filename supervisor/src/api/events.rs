@@ -5,12 +5,16 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use herdr_protocol::api::{AgentStatus, ApiError, ApiResult, Event};
+use herdr_protocol::api::{AgentStatus, ApiError, ApiResult, Event, ReadFormat, ReadSource};
+use herdr_protocol::ipc::{WorkerRequest, WorkerResponse};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
 
 use super::envelope::{self, Failure, Request, params};
+use super::panes::{self, MatchParam};
 use super::transport::{hangup, write_line};
 use crate::hub::Hub;
 use crate::session::PaneKey;
@@ -54,6 +58,17 @@ struct StatusWatch {
 struct Filter {
     lifecycle: HashSet<&'static str>,
     statuses: Vec<StatusWatch>,
+    /// `pane.output_matched` subscriptions, with their index in the request.
+    outputs: Vec<(usize, OutputSubscription)>,
+}
+
+#[derive(Deserialize)]
+struct OutputSubscription {
+    pane_id: String,
+    source: ReadSource,
+    lines: Option<u32>,
+    #[serde(rename = "match")]
+    matcher: MatchParam,
 }
 
 impl Filter {
@@ -91,7 +106,7 @@ fn parse_filter(req: &Request) -> Result<(Filter, Vec<String>), Failure> {
     let p: SubscribeParams = params(req)?;
     let mut filter = Filter::default();
     let mut unsupported = Vec::new();
-    for item in p.subscriptions {
+    for (index, item) in p.subscriptions.into_iter().enumerate() {
         let kind = item.get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
         let bad = |e: serde_json::Error| Failure::BadRequest(e.to_string());
         match kind.as_str() {
@@ -99,7 +114,10 @@ fn parse_filter(req: &Request) -> Result<(Filter, Vec<String>), Failure> {
                 let s: StatusSubscription = serde_json::from_value(item).map_err(bad)?;
                 filter.statuses.push(StatusWatch { pane_id: s.pane_id, status: s.agent_status });
             }
-            "pane.output_matched" | "pane.scroll_changed" => {
+            "pane.output_matched" => {
+                filter.outputs.push((index, serde_json::from_value(item).map_err(bad)?));
+            }
+            "pane.scroll_changed" => {
                 let _: PaneSubscription = serde_json::from_value(item).map_err(bad)?;
                 unsupported.push(kind);
             }
@@ -152,6 +170,25 @@ pub async fn subscribe(
             }
         }
     }
+    let (matched_tx, mut matched_rx) = mpsc::unbounded_channel::<Value>();
+    let mut watches = JoinSet::new();
+    for (index, sub) in std::mem::take(&mut filter.outputs) {
+        match start_output_watch(shared, sub, matched_tx.clone()).await {
+            Ok(forward) => {
+                watches.spawn(forward);
+            }
+            Err(OutputWatchError::Probe(e)) => {
+                let id = format!("{}:sub:{index}:probe", req.id);
+                let _ = write_line(&mut writer, &envelope::error_line(&id, &e)).await;
+                return;
+            }
+            Err(OutputWatchError::Refused(e)) => {
+                let _ = write_line(&mut writer, &envelope::error_line(&req.id, &e)).await;
+                return;
+            }
+        }
+    }
+    drop(matched_tx);
     let mut cursor = shared.hub.cursor();
     let ack = envelope::success_line(&req.id, &ApiResult::SubscriptionStarted);
     if write_line(&mut writer, &ack).await.is_err() {
@@ -165,10 +202,17 @@ pub async fn subscribe(
     let mut changes = shared.hub.watch();
     let mut stop = shared.shutdown_signal();
     loop {
-        tokio::select! {
-            changed = changes.changed() => if changed.is_err() { return },
+        let wake = tokio::select! {
+            changed = changes.changed() => if changed.is_err() { return } else { Wake::Hub },
+            Some(line) = matched_rx.recv() => Wake::Matched(line),
             () = hangup(&mut reader) => return,
             _ = stop.wait_for(|s| *s) => return,
+        };
+        if let Wake::Matched(line) = wake {
+            if write_line(&mut writer, &line.to_string()).await.is_err() {
+                return;
+            }
+            continue;
         }
         let batch = shared.hub.since(cursor);
         if batch.lost {
@@ -184,6 +228,55 @@ pub async fn subscribe(
             }
         }
     }
+}
+
+/// What woke a subscription stream.
+enum Wake {
+    Hub,
+    Matched(Value),
+}
+
+enum OutputWatchError {
+    /// The pane is missing: reported under the sub-request probe id.
+    Probe(ApiError),
+    /// The subscription itself is bad (e.g. an invalid regex).
+    Refused(ApiError),
+}
+
+/// Starts an edge-triggered watch on the pane's worker; the returned future forwards each match
+/// as a `pane.output_matched` line until the subscription ends (which drops the watch).
+async fn start_output_watch(
+    shared: &Shared,
+    sub: OutputSubscription,
+    lines: mpsc::UnboundedSender<Value>,
+) -> Result<impl Future<Output = ()> + Send + 'static, OutputWatchError> {
+    let matcher = sub.matcher.compile().map_err(OutputWatchError::Refused)?;
+    let target = panes::resolve(shared, Some(&sub.pane_id)).map_err(OutputWatchError::Probe)?;
+    let handle = shared
+        .pane_handle(target.key)
+        .ok_or_else(|| OutputWatchError::Probe(ApiError::pane_not_found(&sub.pane_id)))?;
+    let source = panes::wait_source(sub.source);
+    let body =
+        WorkerRequest::WatchOutput { read: panes::read_spec(source, sub.lines, ReadFormat::Text), matcher };
+    let (first, mut watch) = handle
+        .watch(shared.next_request_id(), body)
+        .await
+        .map_err(|_| OutputWatchError::Probe(ApiError::pane_not_found(&sub.pane_id)))?;
+    if let WorkerResponse::Error { code, message } = first {
+        return Err(OutputWatchError::Refused(ApiError::new(code, message)));
+    }
+    Ok(async move {
+        while let Some(m) = watch.matches.recv().await {
+            let read = panes::read_result(&target, source, ReadFormat::Text, m.read);
+            let line = serde_json::json!({
+                "event": "pane.output_matched",
+                "data": { "pane_id": target.pane_id, "matched_line": m.matched_line, "read": read },
+            });
+            if lines.send(line).is_err() {
+                return;
+            }
+        }
+    })
 }
 
 /// The pane's canonical id and a status event describing it now.

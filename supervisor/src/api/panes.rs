@@ -17,14 +17,14 @@ use crate::state::Shared;
 pub const MAX_READ_LINES: u32 = 1000;
 
 /// A pane resolved to its key and its public ids at the time of the request.
-struct Target {
-    key: PaneKey,
-    pane_id: String,
-    workspace_id: String,
-    tab_id: String,
+pub(super) struct Target {
+    pub key: PaneKey,
+    pub pane_id: String,
+    pub workspace_id: String,
+    pub tab_id: String,
 }
 
-fn resolve(shared: &Shared, pane_id: Option<&str>) -> Result<Target, ApiError> {
+pub(super) fn resolve(shared: &Shared, pane_id: Option<&str>) -> Result<Target, ApiError> {
     let session = shared.session();
     let key = match pane_id {
         Some(id) => session.resolve_pane(id)?,
@@ -35,7 +35,11 @@ fn resolve(shared: &Shared, pane_id: Option<&str>) -> Result<Target, ApiError> {
     Ok(Target { key, pane_id, workspace_id, tab_id })
 }
 
-async fn ask(shared: &Shared, target: &Target, body: WorkerRequest) -> Result<WorkerResponse, ApiError> {
+pub(super) async fn ask(
+    shared: &Shared,
+    target: &Target,
+    body: WorkerRequest,
+) -> Result<WorkerResponse, ApiError> {
     let handle = shared.pane_handle(target.key).ok_or_else(|| ApiError::pane_not_found(&target.pane_id))?;
     match handle.request(shared.next_request_id(), body).await {
         Ok(WorkerResponse::Error { code, message }) => Err(ApiError::new(code, message)),
@@ -48,7 +52,7 @@ fn unexpected(response: &WorkerResponse) -> ApiError {
     ApiError::internal(format!("unexpected answer from pane worker: {response:?}"))
 }
 
-fn read_spec(source: ReadSource, lines: Option<u32>, format: ReadFormat) -> ReadSpec {
+pub(super) fn read_spec(source: ReadSource, lines: Option<u32>, format: ReadFormat) -> ReadSpec {
     ReadSpec {
         source: match source {
             ReadSource::Visible => ipc::ReadSource::Visible,
@@ -64,7 +68,7 @@ fn read_spec(source: ReadSource, lines: Option<u32>, format: ReadFormat) -> Read
     }
 }
 
-fn read_result(
+pub(super) fn read_result(
     target: &Target,
     source: ReadSource,
     format: ReadFormat,
@@ -151,9 +155,28 @@ fn expect_ok(response: WorkerResponse) -> Result<ApiResult, Failure> {
 
 #[derive(Deserialize)]
 #[serde(tag = "type", content = "value", rename_all = "snake_case")]
-enum MatchParam {
+pub(super) enum MatchParam {
     Substring(String),
     Regex(String),
+}
+
+impl MatchParam {
+    /// The worker's matcher; a regex is checked here so a bad one is refused before anything runs.
+    pub(super) fn compile(self) -> Result<Matcher, ApiError> {
+        Ok(match self {
+            MatchParam::Substring(s) => Matcher::Substring(s),
+            MatchParam::Regex(r) => {
+                regex::Regex::new(&r)
+                    .map_err(|e| ApiError::new("invalid_regex", format!("invalid regex: {e}")))?;
+                Matcher::Regex(r)
+            }
+        })
+    }
+}
+
+/// Waits and watches on `recent` read the unwrapped log, as upstream does.
+pub(super) fn wait_source(source: ReadSource) -> ReadSource {
+    if source == ReadSource::Recent { ReadSource::RecentUnwrapped } else { source }
 }
 
 #[derive(Deserialize)]
@@ -177,8 +200,7 @@ pub async fn wait_for_output(shared: &Shared, req: &Request) -> Result<ApiResult
         }
     };
     let target = resolve(shared, Some(&p.pane_id))?;
-    // `recent` waits read the unwrapped log, as upstream does.
-    let source = if p.source == ReadSource::Recent { ReadSource::RecentUnwrapped } else { p.source };
+    let source = wait_source(p.source);
     let body = WorkerRequest::WaitOutput { read: read_spec(source, p.lines, ReadFormat::Text), matcher };
     let asked = ask(shared, &target, body);
     let response = match p.timeout_ms {

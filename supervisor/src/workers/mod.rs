@@ -17,15 +17,49 @@ pub use pane_task::{Launch, launch};
 
 #[derive(Debug)]
 pub(crate) enum PaneCmd {
-    Request { id: u64, body: WorkerRequest, reply: oneshot::Sender<WorkerResponse> },
+    Request {
+        id: u64,
+        body: WorkerRequest,
+        reply: oneshot::Sender<WorkerResponse>,
+    },
+    /// An output watch: the first answer goes to `reply`, every later match to `matches`.
+    Watch {
+        id: u64,
+        body: WorkerRequest,
+        reply: oneshot::Sender<WorkerResponse>,
+        matches: mpsc::UnboundedSender<WatchMatch>,
+    },
     Cancel(u64),
-    Shutdown { done: oneshot::Sender<()> },
+    Shutdown {
+        done: oneshot::Sender<()>,
+    },
 }
 
 /// The supervisor's handle on one pane's supervision task.
 #[derive(Debug, Clone)]
 pub struct PaneHandle {
     cmd: mpsc::UnboundedSender<PaneCmd>,
+}
+
+/// One edge of an output watch: the line that matched and the read it matched in.
+#[derive(Debug, Clone)]
+pub struct WatchMatch {
+    pub matched_line: String,
+    pub read: herdr_protocol::ipc::ReadOutput,
+}
+
+/// A live output watch; dropping it stops the watch on the worker.
+#[derive(Debug)]
+pub struct OutputWatch {
+    cmd: mpsc::UnboundedSender<PaneCmd>,
+    id: u64,
+    pub matches: mpsc::UnboundedReceiver<WatchMatch>,
+}
+
+impl Drop for OutputWatch {
+    fn drop(&mut self) {
+        let _ = self.cmd.send(PaneCmd::Cancel(self.id));
+    }
 }
 
 /// Why a forwarded request produced no response.
@@ -45,6 +79,23 @@ impl PaneHandle {
         let result = rx.await.map_err(|_| ForwardError::Gone);
         guard.disarm();
         result
+    }
+
+    /// Starts an edge-triggered output watch (`body` is a `WatchOutput` request). The worker's
+    /// first answer says whether it was accepted.
+    pub async fn watch(
+        &self,
+        id: u64,
+        body: WorkerRequest,
+    ) -> Result<(WorkerResponse, OutputWatch), ForwardError> {
+        let (reply, rx) = oneshot::channel();
+        let (matches_tx, matches) = mpsc::unbounded_channel();
+        self.cmd
+            .send(PaneCmd::Watch { id, body, reply, matches: matches_tx })
+            .map_err(|_| ForwardError::Gone)?;
+        let watch = OutputWatch { cmd: self.cmd.clone(), id, matches };
+        let first = rx.await.map_err(|_| ForwardError::Gone)?;
+        Ok((first, watch))
     }
 
     /// Fire-and-forget (resizes after layout changes).

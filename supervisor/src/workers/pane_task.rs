@@ -14,7 +14,7 @@ use nix::unistd::Pid;
 use tokio::sync::{mpsc, oneshot};
 
 use super::link::{self, LinkReader, LinkWriter};
-use super::{Observer, PaneCmd, PaneHandle, spawn};
+use super::{Observer, PaneCmd, PaneHandle, WatchMatch, spawn};
 use crate::session::PaneKey;
 
 /// How long a new worker may take to answer the handshake and start the program.
@@ -54,6 +54,7 @@ pub fn launch(spec: Launch, observer: Observer) -> (PaneHandle, oneshot::Receive
                     program,
                     worker,
                     pending: HashMap::new(),
+                    watches: HashMap::new(),
                     restarts: VecDeque::new(),
                 };
                 task.serve(cmd_rx).await;
@@ -185,6 +186,8 @@ struct PaneTask {
     worker: Worker,
     /// Requests the worker has not answered; resent to a replacement worker.
     pending: HashMap<u64, (WorkerRequest, oneshot::Sender<WorkerResponse>)>,
+    /// Output watches and where their matches go; re-sent to a replacement worker.
+    watches: HashMap<u64, (WorkerRequest, mpsc::UnboundedSender<WatchMatch>)>,
     restarts: VecDeque<Instant>,
 }
 
@@ -197,8 +200,13 @@ impl PaneTask {
             };
             match step {
                 Step::Cmd(Some(PaneCmd::Request { id, body, reply })) => self.forward(id, body, reply).await,
+                Step::Cmd(Some(PaneCmd::Watch { id, body, reply, matches })) => {
+                    self.watches.insert(id, (body.clone(), matches));
+                    self.forward(id, body, reply).await;
+                }
                 Step::Cmd(Some(PaneCmd::Cancel(id))) => {
-                    if self.pending.remove(&id).is_some() {
+                    let watched = self.watches.remove(&id).is_some();
+                    if self.pending.remove(&id).is_some() || watched {
                         let _ = self.worker.writer.send(&SupervisorToWorker::Cancel { id }, None).await;
                     }
                 }
@@ -255,6 +263,12 @@ impl PaneTask {
                 );
                 true
             }
+            WorkerToSupervisor::Event(WorkerEvent::OutputMatched { watch, matched_line, read }) => {
+                if let Some((_, matches)) = self.watches.get(&watch) {
+                    let _ = matches.send(WatchMatch { matched_line, read });
+                }
+                false
+            }
             WorkerToSupervisor::Event(event) => {
                 self.observer.worker_event(self.key, event);
                 false
@@ -307,7 +321,14 @@ impl PaneTask {
                     self.program.pid
                 );
                 self.worker = worker;
-                for (id, (body, _)) in &self.pending {
+                let resend = self.pending.iter().map(|(id, (body, _))| (id, body));
+                // A watch still waiting for its first answer is in `pending` already.
+                let rewatch = self
+                    .watches
+                    .iter()
+                    .filter(|(id, _)| !self.pending.contains_key(*id))
+                    .map(|(id, (body, _))| (id, body));
+                for (id, body) in resend.chain(rewatch) {
                     let frame = SupervisorToWorker::Request { id: *id, body: body.clone() };
                     let _ = self.worker.writer.send(&frame, None).await;
                 }
