@@ -231,6 +231,12 @@ impl Pane {
                 };
             }
             WorkerRequest::ProcessInfo => WorkerResponse::ProcessInfo(self.process_info()),
+            WorkerRequest::Explain
+            | WorkerRequest::SetScansSuspended(_)
+            | WorkerRequest::ReleaseAgent
+            | WorkerRequest::ReloadManifests => {
+                error("not_implemented", "agent detection is not wired into the pane worker yet".to_owned())
+            }
             WorkerRequest::Resize { cols, rows } => self.resize(cols, rows),
         };
         self.respond(id, response)

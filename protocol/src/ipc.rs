@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Bumped whenever any type in this module changes shape.
-pub const IPC_VERSION: u32 = 2;
+pub const IPC_VERSION: u32 = 3;
 
 /// Largest frame either side accepts; a bigger length prefix is a protocol violation.
 pub const MAX_FRAME_LEN: usize = 32 * 1024 * 1024;
@@ -78,6 +78,15 @@ pub enum WorkerRequest {
         matcher: Matcher,
     },
     ProcessInfo,
+    /// The detector's evidence for `agent.explain`, answered with [`WorkerResponse::Explain`].
+    Explain,
+    /// A full-lifecycle hook authority for the pane's agent is live (true) or gone (false):
+    /// screen scans pause while it is live.
+    SetScansSuspended(bool),
+    /// `pane.release_agent` accepted: forget the agent until the foreground process changes.
+    ReleaseAgent,
+    /// The agent manifests changed on disk (`server.reload_agent_manifests`): reload them.
+    ReloadManifests,
     Resize {
         cols: u16,
         rows: u16,
@@ -148,6 +157,8 @@ pub enum WorkerResponse {
         read: ReadOutput,
     },
     ProcessInfo(ProcessInfo),
+    /// `agent.explain` evidence as JSON text (bincode cannot carry a `serde_json::Value`).
+    Explain(String),
     /// A public API error (`code` is one of the reference's codes, e.g. `invalid_key`).
     Error {
         code: String,
@@ -187,9 +198,46 @@ pub enum WorkerEvent {
     Cwd(String),
     /// Watch `watch` (a `WatchOutput` request id) started matching.
     OutputMatched { watch: u64, matched_line: String, read: ReadOutput },
+    /// The foreground agent changed (upstream's `pane.agent_detected`). Agent labels are the
+    /// canonical lowercase names (`claude`, `codex`, ...).
+    AgentIdentity { agent: Option<String>, previous: Option<String>, reason: IdentityReason },
+    /// A screen verdict: sent when the state, a visible flag or the agent changed, or to
+    /// re-assert a still-visible blocker (`refresh`).
+    ScreenState(ScreenState),
     /// The pane's program exited; the worker exits after sending this.
     /// `code`/`signal` are known only when the worker is the program's parent.
     Exited { code: Option<i32>, signal: Option<i32> },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum IdentityReason {
+    Detected,
+    Exited,
+    Released,
+}
+
+/// What the screen says, before the supervisor arbitrates it against hook reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DetectedState {
+    Idle,
+    Working,
+    Blocked,
+    Unknown,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScreenState {
+    pub agent: Option<String>,
+    pub state: DetectedState,
+    pub visible_idle: bool,
+    pub visible_blocker: bool,
+    pub visible_working: bool,
+    /// The winning manifest rule's id, if a rule matched.
+    pub rule: Option<String>,
+    /// The agent's process just exited.
+    pub process_exited: bool,
+    /// Re-assertion of an unchanged blocker; not a change in itself.
+    pub refresh: bool,
 }
 
 #[derive(Debug, thiserror::Error)]

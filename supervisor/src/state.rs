@@ -180,7 +180,10 @@ impl PaneObserver for SharedObserver {
             match event {
                 WorkerEvent::Title(title) => session.set_pane_title(key, title),
                 WorkerEvent::Cwd(cwd) => session.set_pane_cwd(key, cwd),
-                WorkerEvent::Exited { .. } | WorkerEvent::OutputMatched { .. } => Effects::default(),
+                WorkerEvent::Exited { .. }
+                | WorkerEvent::OutputMatched { .. }
+                | WorkerEvent::AgentIdentity { .. }
+                | WorkerEvent::ScreenState(_) => Effects::default(),
             }
         };
         shared.apply(effects);
