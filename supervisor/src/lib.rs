@@ -6,8 +6,10 @@
 
 pub mod api;
 mod hub;
+pub mod keymap;
 pub mod logging;
 mod reaper;
+pub mod render;
 mod server;
 pub mod session;
 mod socket;

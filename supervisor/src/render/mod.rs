@@ -1,0 +1,41 @@
+//! The terminal UI compositor: turns a [`ViewModel`] (workspaces, agents, tabs, the active tab's
+//! pane layout and the visible panes' cell grids) into a ratatui [`Buffer`], and diffs successive
+//! frames into what a client needs to repaint ([`FrameUpdate`]: cell updates for local clients,
+//! ANSI bytes for remote ones, both one synchronized-output paint).
+//!
+//! Pure: no sockets, no tokio, no terminal I/O. The supervisor runtime mirrors pane grids from
+//! worker damage, builds the view model, calls [`compose`] per client and sends the diff.
+//!
+//! Geometry (see [`FrameLayout`]): the terminal is split into the sidebar (left), the tab bar (top
+//! or bottom row of the rest) and the pane area. The session model's layout area must be the pane
+//! area's size; each pane rect from the model is the pane's *outer* box, and with pane borders on,
+//! the program's grid is that box inset by one cell ([`FrameLayout::content_rect`]). Under the
+//! mobile width threshold only the focused pane is shown, below a header and a tab switcher.
+//!
+//! [`Buffer`]: ratatui_core::buffer::Buffer
+
+mod ansi;
+mod chrome;
+mod compose;
+mod diff;
+mod grid;
+mod mobile;
+mod panes;
+mod sidebar;
+mod status;
+mod tabbar;
+mod theme;
+mod view;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_diff;
+
+pub use chrome::{FrameLayout, SidebarMode};
+pub use compose::{Frame, compose};
+pub use diff::{CellUpdate, FrameUpdate, WireColor, diff_frames, encode_ansi};
+pub use grid::{CellAttrs, CursorPlacement, CursorShape, GridCell, GridColor, PaneGrid};
+pub use status::{StatusStyle, status_glyph};
+pub use theme::{Theme, ThemeColors, parse_color};
+pub use view::{AgentView, ModeBadge, PaneView, RenderOptions, TabView, ViewModel, WorkspaceView};

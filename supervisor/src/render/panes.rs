@@ -1,0 +1,119 @@
+//! The pane area: each visible pane's box (focused one highlighted, label in the top border) and
+//! its mirrored grid blitted inside, wide characters included.
+
+use herdr_protocol::api::PaneLayoutSnapshot;
+use ratatui_core::buffer::Buffer;
+use ratatui_core::layout::Rect;
+use ratatui_core::style::{Modifier, Style};
+use ratatui_core::text::Line;
+use unicode_width::UnicodeWidthStr;
+
+use super::chrome::FrameLayout;
+use super::compose::put_line;
+use super::grid::{CursorPlacement, PaneGrid};
+use super::theme::ThemeColors;
+use super::view::{PaneView, RenderOptions, ViewModel};
+
+/// Box-drawing sets: `[top-left, top-right, bottom-left, bottom-right, horizontal, vertical]`.
+const THIN: [&str; 6] = ["┌", "┐", "└", "┘", "─", "│"];
+const THICK: [&str; 6] = ["┏", "┓", "┗", "┛", "━", "┃"];
+
+/// Draws every visible pane of `layout`; returns the focused program's cursor on the screen.
+pub(crate) fn draw(
+    buf: &mut Buffer,
+    frame: &FrameLayout,
+    layout: &PaneLayoutSnapshot,
+    view: &ViewModel<'_>,
+    options: &RenderOptions,
+    colors: &ThemeColors,
+) -> Option<CursorPlacement> {
+    let mut cursor = None;
+    let empty = PaneView::default();
+    for (pane_id, outer, content) in frame.visible_panes(layout) {
+        let pane = view.panes.get(pane_id).unwrap_or(&empty);
+        let focused = pane_id == layout.focused_pane_id;
+        if frame.pane_borders {
+            let label = pane
+                .label
+                .clone()
+                .or_else(|| options.show_agent_labels_on_pane_borders.then(|| pane.agent.clone()).flatten());
+            draw_box(buf, outer, label.as_deref(), focused, colors);
+        }
+        if let Some(grid) = pane.grid {
+            blit(buf, content, grid);
+            if focused {
+                cursor = place_cursor(content, grid);
+            }
+        }
+    }
+    cursor
+}
+
+fn draw_box(buf: &mut Buffer, outer: Rect, label: Option<&str>, focused: bool, colors: &ThemeColors) {
+    if outer.width < 2 || outer.height < 2 {
+        return;
+    }
+    let (set, style) = if focused {
+        (THICK, Style::new().fg(colors.accent))
+    } else {
+        (THIN, Style::new().fg(colors.surface1))
+    };
+    let (left, right, top, bottom) = (outer.left(), outer.right() - 1, outer.top(), outer.bottom() - 1);
+    for x in left + 1..right {
+        buf[(x, top)].set_symbol(set[4]).set_style(style);
+        buf[(x, bottom)].set_symbol(set[4]).set_style(style);
+    }
+    for y in top + 1..bottom {
+        buf[(left, y)].set_symbol(set[5]).set_style(style);
+        buf[(right, y)].set_symbol(set[5]).set_style(style);
+    }
+    buf[(left, top)].set_symbol(set[0]).set_style(style);
+    buf[(right, top)].set_symbol(set[1]).set_style(style);
+    buf[(left, bottom)].set_symbol(set[2]).set_style(style);
+    buf[(right, bottom)].set_symbol(set[3]).set_style(style);
+    if let Some(label) = label.filter(|l| !l.is_empty()) {
+        let room = outer.width.saturating_sub(4);
+        let text = format!(" {label} ");
+        let label_style =
+            if focused { style.add_modifier(Modifier::BOLD) } else { Style::new().fg(colors.subtext0) };
+        if room >= 3 {
+            put_line(buf, left + 1, top, room.min(text.width() as u16), &Line::styled(text, label_style));
+        }
+    }
+}
+
+/// Copies `grid` into `content`, clipped to both; a wide character that would straddle the right
+/// edge becomes a blank so it never spills onto the border.
+fn blit(buf: &mut Buffer, content: Rect, grid: &PaneGrid) {
+    let cols = content.width.min(grid.cols);
+    let rows = content.height.min(grid.rows);
+    for y in 0..rows {
+        for x in 0..cols {
+            let Some(cell) = grid.cell(x, y) else { continue };
+            if cell.text.is_empty() {
+                continue;
+            }
+            let style = Style::new()
+                .fg(cell.fg.to_ratatui())
+                .bg(cell.bg.to_ratatui())
+                .add_modifier(cell.attrs.to_modifier());
+            let wide = cell.text.width() > 1;
+            let clean = !cell.text.contains(char::is_control);
+            let target = &mut buf[(content.x + x, content.y + y)];
+            if !clean || (wide && x + 1 >= cols) {
+                target.set_symbol(" ").set_style(style);
+            } else {
+                target.set_symbol(&cell.text).set_style(style);
+                if wide {
+                    buf[(content.x + x + 1, content.y + y)].reset();
+                }
+            }
+        }
+    }
+}
+
+fn place_cursor(content: Rect, grid: &PaneGrid) -> Option<CursorPlacement> {
+    let c = grid.cursor;
+    let inside = c.x < content.width.min(grid.cols) && c.y < content.height.min(grid.rows);
+    inside.then_some(CursorPlacement { x: content.x + c.x, y: content.y + c.y, ..c })
+}

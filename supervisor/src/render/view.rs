@@ -1,0 +1,191 @@
+//! The view model the compositor draws: what a client should see, already resolved from the
+//! session model and the mirrored pane grids. Plain data, so tests can build any screen.
+
+use std::collections::{BTreeMap, HashMap};
+
+use herdr_protocol::api::{AgentStatus, PaneLayoutSnapshot, SessionSnapshot};
+
+use super::chrome::SidebarMode;
+use super::grid::PaneGrid;
+use super::status::StatusStyle;
+
+/// A row of the sidebar's "spaces" panel.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WorkspaceView {
+    pub label: String,
+    pub status: AgentStatus,
+    pub focused: bool,
+    /// Indentation level: Git worktree checkouts sit one level under their parent.
+    pub depth: u8,
+    /// Extra tokens for configurable sidebar rows (`branch`, `git_status`, `$name` metadata).
+    pub tokens: BTreeMap<String, String>,
+}
+
+/// A row of the sidebar's "agents" panel.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AgentView {
+    pub agent: String,
+    pub workspace: String,
+    pub tab: String,
+    pub pane: String,
+    pub status: AgentStatus,
+    pub focused: bool,
+    pub terminal_title: Option<String>,
+}
+
+/// A tab of the focused workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TabView {
+    pub label: String,
+    pub focused: bool,
+    pub zoomed: bool,
+    pub status: AgentStatus,
+}
+
+/// A pane of the active tab: its border label and, when mirrored, its grid.
+#[derive(Debug, Clone, Default)]
+pub struct PaneView<'a> {
+    /// The manual name (`pane.rename`).
+    pub label: Option<String>,
+    /// The detected agent, shown on the border when `show_agent_labels_on_pane_borders`.
+    pub agent: Option<String>,
+    pub status: AgentStatus,
+    /// `None` while no damage has arrived yet: the pane is drawn empty.
+    pub grid: Option<&'a PaneGrid>,
+}
+
+/// The input mode, shown as a bar over the bottom row while not in terminal mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ModeBadge {
+    #[default]
+    Terminal,
+    Prefix,
+    Navigate,
+    Resize,
+    Copy,
+}
+
+/// Everything one client's frame shows.
+#[derive(Debug, Clone, Default)]
+pub struct ViewModel<'a> {
+    pub workspaces: Vec<WorkspaceView>,
+    pub agents: Vec<AgentView>,
+    pub tabs: Vec<TabView>,
+    /// The active tab's layout (`None`: no workspace yet).
+    pub layout: Option<&'a PaneLayoutSnapshot>,
+    /// Keyed by public pane id.
+    pub panes: HashMap<String, PaneView<'a>>,
+    pub mode: ModeBadge,
+}
+
+/// Presentation settings (from `[ui]` in config.toml).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderOptions {
+    pub status_style: StatusStyle,
+    pub sidebar_mode: SidebarMode,
+    /// The expanded width, clamped to `sidebar_min_width..=sidebar_max_width`.
+    pub sidebar_width: u16,
+    pub sidebar_min_width: u16,
+    pub sidebar_max_width: u16,
+    /// Share of the sidebar height given to the spaces panel (0.0–1.0).
+    pub sidebar_section_split: f32,
+    /// Widths at or under this use the mobile layout.
+    pub mobile_width_threshold: u16,
+    pub pane_borders: bool,
+    pub tab_bar_bottom: bool,
+    pub hide_tab_bar_when_single_tab: bool,
+    pub show_agent_labels_on_pane_borders: bool,
+    /// Token rows per workspace (`ui.sidebar.spaces.rows`).
+    pub spaces_rows: Vec<Vec<String>>,
+    /// Token rows per agent (`ui.sidebar.agents.rows`).
+    pub agents_rows: Vec<Vec<String>>,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        let rows = |rows: &[&[&str]]| -> Vec<Vec<String>> {
+            rows.iter().map(|row| row.iter().map(|t| t.to_string()).collect()).collect()
+        };
+        RenderOptions {
+            status_style: StatusStyle::Dots,
+            sidebar_mode: SidebarMode::Expanded,
+            sidebar_width: 26,
+            sidebar_min_width: 18,
+            sidebar_max_width: 36,
+            sidebar_section_split: 0.5,
+            mobile_width_threshold: 64,
+            pane_borders: true,
+            tab_bar_bottom: false,
+            hide_tab_bar_when_single_tab: false,
+            show_agent_labels_on_pane_borders: false,
+            spaces_rows: rows(&[&["state_icon", "workspace"], &["branch", "git_status"]]),
+            agents_rows: rows(&[&["state_icon", "workspace", "tab"], &["agent"]]),
+        }
+    }
+}
+
+impl<'a> ViewModel<'a> {
+    /// The view of `snapshot` (from `Session::snapshot()`): the focused workspace's tabs, the
+    /// focused tab's layout, and `grids` (keyed by pane id) for its panes.
+    pub fn from_snapshot(
+        snapshot: &'a SessionSnapshot,
+        grids: &'a HashMap<String, PaneGrid>,
+        mode: ModeBadge,
+    ) -> ViewModel<'a> {
+        let workspace_label =
+            |id: &str| snapshot.workspaces.iter().find(|w| w.workspace_id == id).map(|w| w.label.clone());
+        let tab_label = |id: &str| snapshot.tabs.iter().find(|t| t.tab_id == id).map(|t| t.label.clone());
+        let workspaces = snapshot
+            .workspaces
+            .iter()
+            .map(|w| WorkspaceView {
+                label: w.label.clone(),
+                status: w.agent_status,
+                focused: w.focused,
+                depth: u8::from(w.worktree.as_ref().is_some_and(|wt| wt.is_linked_worktree)),
+                tokens: w.tokens.clone(),
+            })
+            .collect();
+        let agents = snapshot
+            .agents
+            .iter()
+            .map(|a| AgentView {
+                agent: a.display_agent.clone().or_else(|| a.agent.clone()).unwrap_or_default(),
+                workspace: workspace_label(&a.workspace_id).unwrap_or_default(),
+                tab: tab_label(&a.tab_id).unwrap_or_default(),
+                pane: a.pane_id.clone(),
+                status: a.agent_status,
+                focused: a.focused,
+                terminal_title: a.terminal_title.clone(),
+            })
+            .collect();
+        let zoomed = |tab_id: &str| snapshot.layouts.iter().any(|l| l.tab_id == tab_id && l.zoomed);
+        let tabs = snapshot
+            .tabs
+            .iter()
+            .filter(|t| Some(&t.workspace_id) == snapshot.focused_workspace_id.as_ref())
+            .map(|t| TabView {
+                label: t.label.clone(),
+                focused: t.focused,
+                zoomed: zoomed(&t.tab_id),
+                status: t.agent_status,
+            })
+            .collect();
+        let layout = snapshot.layouts.iter().find(|l| Some(&l.tab_id) == snapshot.focused_tab_id.as_ref());
+        let panes = snapshot
+            .panes
+            .iter()
+            .filter(|p| layout.is_some_and(|l| l.panes.iter().any(|lp| lp.pane_id == p.pane_id)))
+            .map(|p| {
+                let view = PaneView {
+                    label: p.label.clone(),
+                    agent: p.display_agent.clone().or_else(|| p.agent.clone()),
+                    status: p.agent_status,
+                    grid: grids.get(&p.pane_id),
+                };
+                (p.pane_id.clone(), view)
+            })
+            .collect();
+        ViewModel { workspaces, agents, tabs, layout, panes, mode }
+    }
+}
