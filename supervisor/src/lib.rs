@@ -5,6 +5,7 @@
 //! Entry point: [`run`], which `herdr server` calls and which returns when the server stops.
 
 pub mod api;
+pub mod config;
 mod hub;
 pub mod keymap;
 pub mod logging;

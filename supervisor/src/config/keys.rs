@@ -1,0 +1,87 @@
+//! `[keys]`: the prefix, binding overrides (a string or an array of strings; an empty array
+//! unbinds) and `[[keys.command]]` custom commands, resolved into the keymap's [`Bindings`].
+
+use toml::{Table, Value};
+
+use super::reader::Reader;
+use crate::keymap::Bindings;
+
+/// A `[[keys.command]]` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomCommand {
+    pub key: String,
+    /// `popup`, `pane`, `shell` or `plugin_action`.
+    pub kind: &'static str,
+    pub command: String,
+    pub description: Option<String>,
+    pub width: Option<u16>,
+    pub height: Option<u16>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeysConfig {
+    pub prefix: String,
+    /// Bindings as written, `(name, keys)`, in file order.
+    pub overrides: Vec<(String, Vec<String>)>,
+    pub commands: Vec<CustomCommand>,
+    /// The resolved table (defaults + overrides + commands).
+    pub bindings: Bindings,
+}
+
+pub(crate) fn parse(r: &mut Reader<'_>, t: &Table) -> KeysConfig {
+    let prefix = r.string(t, "keys", "prefix", "ctrl+b");
+    let mut overrides = Vec::new();
+    let mut commands = Vec::new();
+    for (name, value) in t {
+        match name.as_str() {
+            "prefix" => {}
+            // Indexed bindings are unset upstream by default; accepted, not bound yet.
+            "indexed" => {}
+            "command" => commands = custom_commands(r, value),
+            _ => {
+                if let Some(keys) = r.strings(value, &format!("keys.{name}")) {
+                    overrides.push((name.clone(), keys));
+                }
+            }
+        }
+    }
+    let command_keys: Vec<String> = commands.iter().map(|c: &CustomCommand| c.key.clone()).collect();
+    let (bindings, problems) = Bindings::from_config(Some(&prefix), &overrides, &command_keys);
+    for p in problems {
+        r.report(format!("keys.{}", p.name), p.problem);
+    }
+    KeysConfig { prefix, overrides, commands, bindings }
+}
+
+fn custom_commands(r: &mut Reader<'_>, value: &Value) -> Vec<CustomCommand> {
+    let Some(items) = value.as_array() else {
+        r.report("keys.command", "expected [[keys.command]] entries");
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        let path = format!("keys.command[{index}]");
+        let Some(t) = item.as_table() else {
+            r.report(path, "expected a table");
+            continue;
+        };
+        r.check_keys(t, &path, &["key", "type", "command", "description", "width", "height"]);
+        let (Some(key), Some(command)) = (r.opt_string(t, &path, "key"), r.opt_string(t, &path, "command"))
+        else {
+            r.report(path, "needs both `key` and `command`; skipped");
+            continue;
+        };
+        let size = |r: &mut Reader<'_>, k: &str| t.get(k).map(|_| r.u16(t, &path, k, 80, (1, 1000)));
+        let width = size(r, "width");
+        let height = size(r, "height");
+        out.push(CustomCommand {
+            key,
+            kind: r.choice(t, &path, "type", &["popup", "pane", "shell", "plugin_action"]),
+            command,
+            description: r.opt_string(t, &path, "description"),
+            width,
+            height,
+        });
+    }
+    out
+}

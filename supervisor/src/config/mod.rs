@@ -1,0 +1,133 @@
+//! `config.toml`: the settings the terminal UI reads (`[ui]`, `[keys]`, `[theme]`, and the
+//! `[server]` headless size), with upstream's keys and defaults. Parsing never fails: a broken
+//! file, a wrong type or an out-of-range value becomes a [`Diagnostic`] (file, key, problem) and
+//! that setting keeps its default. Tables owned by other parts (`terminal`, `update`, `session`,
+//! `worktrees`, `remote`, `advanced`, `experimental`, `onboarding`) are accepted as known here
+//! and validated by their owners.
+//!
+//! Pure apart from [`load`], which only reads the file.
+
+mod keys;
+mod reader;
+mod theme;
+mod ui;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::path::Path;
+
+use toml::Table;
+
+use crate::keymap::Bindings;
+use crate::render::Theme;
+
+pub use keys::{CustomCommand, KeysConfig};
+pub use theme::ThemeConfig;
+pub use ui::{SIDEBAR_TOKENS, SoundConfig, TOAST_POSITIONS, ToastConfig, UiConfig};
+
+use reader::Reader;
+
+/// One problem found in a config file; the setting it names fell back to its default.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub file: String,
+    /// Dotted key path (`ui.toast.delay_seconds`); empty for a file-level problem.
+    pub key: String,
+    pub problem: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.key.is_empty() {
+            write!(f, "{}: {}", self.file, self.problem)
+        } else {
+            write!(f, "{}: {}: {}", self.file, self.key, self.problem)
+        }
+    }
+}
+
+/// The TUI's view of `config.toml`, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub ui: UiConfig,
+    pub keys: KeysConfig,
+    pub theme: ThemeConfig,
+    pub headless_cols: u16,
+    pub headless_rows: u16,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        parse("", "").0
+    }
+}
+
+const TOP_LEVEL: &[&str] = &[
+    "onboarding",
+    "server",
+    "theme",
+    "terminal",
+    "update",
+    "keys",
+    "ui",
+    "session",
+    "worktrees",
+    "remote",
+    "advanced",
+    "experimental",
+];
+
+/// Parses config text; `file` names it in diagnostics.
+pub fn parse(text: &str, file: &str) -> (Config, Vec<Diagnostic>) {
+    let mut diagnostics = Vec::new();
+    let table = match text.parse::<Table>() {
+        Ok(table) => table,
+        Err(e) => {
+            let problem = format!("not valid TOML, using all defaults: {}", e.to_string().trim_end());
+            diagnostics.push(Diagnostic { file: file.to_string(), key: String::new(), problem });
+            Table::new()
+        }
+    };
+    let mut r = Reader { file: file.to_string(), diagnostics: &mut diagnostics };
+    r.check_keys(&table, "", TOP_LEVEL);
+    let empty = Table::new();
+    let ui_table = r.table(&table, "", "ui").unwrap_or(&empty);
+    let ui = ui::parse(&mut r, ui_table);
+    let keys_table = r.table(&table, "", "keys").unwrap_or(&empty);
+    let keys = keys::parse(&mut r, keys_table);
+    let theme_table = r.table(&table, "", "theme").unwrap_or(&empty);
+    let theme = theme::parse(&mut r, theme_table);
+    let server = r.table(&table, "", "server").unwrap_or(&empty);
+    r.check_keys(server, "server", &["headless_cols", "headless_rows"]);
+    let headless_cols = r.u16(server, "server", "headless_cols", 120, (2, 10000));
+    let headless_rows = r.u16(server, "server", "headless_rows", 40, (2, 10000));
+    (Config { ui, keys, theme, headless_cols, headless_rows }, diagnostics)
+}
+
+/// Reads and parses `path`. A missing file is the defaults without complaint; an unreadable one
+/// is a diagnostic.
+pub fn load(path: &Path) -> (Config, Vec<Diagnostic>) {
+    let file = path.display().to_string();
+    match std::fs::read_to_string(path) {
+        Ok(text) => parse(&text, &file),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Config::default(), Vec::new()),
+        Err(e) => {
+            let problem = format!("cannot read, using all defaults: {e}");
+            (Config::default(), vec![Diagnostic { file, key: String::new(), problem }])
+        }
+    }
+}
+
+impl Config {
+    /// The key table for the keymap.
+    pub fn bindings(&self) -> &Bindings {
+        &self.keys.bindings
+    }
+
+    /// The resolved colour theme.
+    pub fn theme(&self) -> &Theme {
+        &self.theme.resolved
+    }
+}
