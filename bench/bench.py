@@ -327,9 +327,11 @@ def main():
         t_cpu = (cpu_ticks(t_pids) - t_cpu0) / CLK_TCK
         h_cs = (context_switches(h_pids) - h_cs0) / args.idle_seconds
         t_cs = (context_switches(t_pids) - t_cs0) / args.idle_seconds
-        rows.append(("idle CPU, 20 shells, whole tree (% of one core)", 100 * h_cpu / args.idle_seconds,
-                     100 * t_cpu / args.idle_seconds, "%.3f"))
-        rows.append(("idle wakeups (context switches/s, all threads)", h_cs, t_cs, "%.1f"))
+        window = args.idle_seconds
+        rows.append((f"idle CPU over {window} s, whole tree, 20 shells (ms; tick = {1000 // CLK_TCK} ms)",
+                     1000 * h_cpu, 1000 * t_cpu, "%.0f"))
+        rows.append((f"idle wakeups over {window} s (context switches, all threads)", h_cs * window,
+                     t_cs * window, "%.0f"))
 
         # 4. memory.
         workers = herdr.workers()
@@ -387,8 +389,11 @@ def main():
              f"{os.cpu_count()} cores, {PANES} panes, {args.idle_seconds} s idle window)", "",
              "| measure | herdr | tmux | herdr/tmux |", "|---|---:|---:|---:|"]
     for name, h, t, fmt in rows:
-        ratio = h / t if t else float("inf")
-        lines.append(f"| {name} | {fmt % h} | {fmt % t} | {ratio:.2f} |")
+        if t:
+            ratio = f"{h / t:.2f}"
+        else:
+            ratio = "both 0" if not h else "tmux 0"
+        lines.append(f"| {name} | {fmt % h} | {fmt % t} | {ratio} |")
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
