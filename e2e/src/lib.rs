@@ -11,6 +11,7 @@
 //!
 //! This crate is test support only: it ships no product code, and the suites live in `tests/`.
 
+pub mod agents;
 pub mod binaries;
 pub mod cli;
 pub mod panes;

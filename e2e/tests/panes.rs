@@ -308,3 +308,42 @@ fn resizing_a_pane_resizes_its_terminal() {
         "the terminal width ({cols_after}) follows the layout rect ({width_after}) up to borders"
     );
 }
+
+#[test]
+fn panes_get_the_documented_herdr_environment() {
+    let server = TestServer::start();
+    let created = panes::create_workspace(&server);
+    let pane = created.pane_id.clone();
+    panes::settle(&server, &pane);
+    // The leading `E` is outside the quotes, so the echoed command line never matches.
+    panes::run(
+        &server,
+        &pane,
+        "printf 'E%s|%s|%s|%s|%s\\n' NV \"$HERDR_ENV\" \"$HERDR_PANE_ID\" \"$HERDR_WORKSPACE_ID\" \"$HERDR_SOCKET_PATH\"",
+    );
+    let matched = server.call(
+        "pane.wait_for_output",
+        json!({"pane_id": pane, "source": "recent_unwrapped", "match": {"type": "regex", "value": "^ENV\\|"},
+               "timeout_ms": 30000}),
+    );
+    let line = s(&matched["matched_line"]);
+    let fields: Vec<&str> = line.trim_end().split('|').collect();
+    let socket = server.socket().display().to_string();
+    assert_eq!(
+        fields,
+        vec!["ENV", "1", pane.as_str(), created.workspace_id.as_str(), socket.as_str()],
+        "HERDR_ENV, HERDR_PANE_ID, HERDR_WORKSPACE_ID, HERDR_SOCKET_PATH in the pane"
+    );
+}
+
+#[test]
+fn cli_errors_are_sorted_envelopes_on_stderr() {
+    let server = TestServer::start();
+    let output = server.cli(&["pane", "get", "w9:p9"]);
+    let (code, message) = output.error();
+    assert_eq!(code, "pane_not_found", "{message}");
+    assert!(output.stdout.is_empty(), "errors go to stderr only: {output:?}");
+    let envelope = herdr_e2e::cli::envelope(&output.stderr).expect("an envelope on stderr");
+    assert_sorted_keys(&envelope, "$");
+    assert_eq!(envelope["id"], "cli:pane:get", "{envelope}");
+}
