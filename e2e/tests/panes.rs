@@ -347,3 +347,38 @@ fn cli_errors_are_sorted_envelopes_on_stderr() {
     assert_sorted_keys(&envelope, "$");
     assert_eq!(envelope["id"], "cli:pane:get", "{envelope}");
 }
+
+#[test]
+fn a_pane_whose_program_exits_goes_away() {
+    let server = TestServer::start();
+    let first = panes::create_workspace(&server).pane_id;
+    let second = panes::split(&server, &first, "down");
+    panes::settle(&server, &second);
+    let request = json!({"id": "exits", "method": "events.subscribe", "params": {"subscriptions": [
+        {"type": "pane.exited"}, {"type": "pane.closed"}]}});
+    let mut events = LineStream::open(server.socket(), &request.to_string()).expect("subscribe");
+    let ack = events.next_line(PATIENCE).expect("read the ack").expect("an ack");
+    assert_eq!(server.check_line(&ack).expect("valid")["result"]["type"], "subscription_started");
+    let worker_count = server.workers().len();
+
+    panes::run(&server, &second, "exit");
+    let exited = loop {
+        let line =
+            events.next_line(PATIENCE).expect("an event before the deadline").expect("the stream stays open");
+        let event = server.check_line(&line).expect("valid");
+        if event["data"]["pane_id"] == json!(second) {
+            break event;
+        }
+    };
+    assert_eq!(exited["event"], "pane_exited", "the first event for the pane is its exit: {exited}");
+    wait_until("the exited pane to leave the layout", PATIENCE, || {
+        let answer = server.request("pane.get", json!({"pane_id": second}));
+        if answer["error"]["code"] == "pane_not_found" { Ok(()) } else { Err(format!("{answer}")) }
+    });
+    wait_until("the exited pane's worker to end", PATIENCE, || {
+        let now = server.workers().len();
+        if now < worker_count { Ok(()) } else { Err(format!("{now} workers, was {worker_count}")) }
+    });
+    let listed = server.call("pane.list", json!({}));
+    assert_eq!(listed["panes"].as_array().map(Vec::len), Some(1), "{listed}");
+}

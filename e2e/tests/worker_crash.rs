@@ -100,6 +100,21 @@ fn killing_a_worker_keeps_its_program_running_and_other_panes_working() {
     assert_eq!(answer["result"]["type"], "output_matched", "{answer}");
     assert!(panes::read(&server, &other, "visible").contains(&survivor.word));
 
+    // Crash the replacement too: the shell is now the supervisor's child, and is adopted again.
+    kill(Pid::from_raw(replacement.pid), Signal::SIGKILL).expect("kill -9 the replacement worker");
+    let resumed = wait_until("ticks past the second crash to be readable", PATIENCE, || {
+        let answer = server.request("pane.read", json!({"pane_id": counting, "source": "recent"}));
+        let Some(result) = answer.get("result") else { return Err(format!("read failed: {answer}")) };
+        let text = result["read"]["text"].as_str().unwrap_or_default();
+        let pattern = Regex::new(r"tick-(\d+)").expect("a valid regex");
+        match pattern.captures_iter(text).filter_map(|c| c[1].parse::<u64>().ok()).max() {
+            Some(n) if n > next + 2 => Ok(n),
+            seen => Err(format!("last tick {seen:?} (before the second crash: {next})")),
+        }
+    });
+    assert_eq!(panes::shell_pid(&server, &counting), shell_pid, "still the same program after two crashes");
+    eprintln!("after the second crash the counter reached {resumed}");
+
     // Stop the counter: keys reach the adopted program too.
     server.call("pane.send_keys", json!({"pane_id": counting, "keys": ["ctrl+c"]}));
     let done = Marker::new("STOPPED");
