@@ -67,7 +67,8 @@ pub fn create_agent_workspace(server: &TestServer, knobs: &[(&str, &str)]) -> Ag
     let env = fake_agent_env(server, &log, knobs);
     let created = server.call("workspace.create", json!({"label": format!("agents-{n}"), "env": env}));
     assert_eq!(created["type"], "workspace_created", "{created}");
-    let text = |value: &Value| value.as_str().unwrap_or_else(|| panic!("expected a string in {created}")).to_owned();
+    let text =
+        |value: &Value| value.as_str().unwrap_or_else(|| panic!("expected a string in {created}")).to_owned();
     let ids = NewWorkspace {
         workspace_id: text(&created["workspace"]["workspace_id"]),
         tab_id: text(&created["tab"]["tab_id"]),
@@ -209,7 +210,9 @@ impl Subscription {
                         let checked = match serde_json::from_str::<Value>(&line) {
                             Ok(value) => match schema::validate_line(&value) {
                                 Ok(_) => Ok(Received { at, line: value }),
-                                Err(violation) => Err(format!("schema violation: {violation}\n  line: {line}")),
+                                Err(violation) => {
+                                    Err(format!("schema violation: {violation}\n  line: {line}"))
+                                }
                             },
                             Err(error) => Err(format!("non-JSON event line ({error}): {line}")),
                         };
