@@ -8,6 +8,8 @@
 //! - [`wait`]: `wait_until`, the only synchronisation the suites use.
 //! - [`procs`]: `/proc` reading (process trees, worker discovery, RSS).
 //! - [`panes`]: pane-level conveniences built on the public API (markers, counters, reads).
+//! - [`agents`]: workspaces whose panes run the scripted fake agents (`e2e/fake-agents/`),
+//!   agent status probes and timestamped status subscriptions, for the agent suites.
 //!
 //! This crate is test support only: it ships no product code, and the suites live in `tests/`.
 
