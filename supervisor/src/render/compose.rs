@@ -7,10 +7,10 @@ use ratatui_core::style::{Modifier, Style};
 use ratatui_core::text::{Line, Span};
 
 use super::chrome::FrameLayout;
-use super::grid::CursorPlacement;
 use super::theme::{Theme, ThemeColors};
 use super::view::{ModeBadge, RenderOptions, ViewModel};
 use super::{mobile, panes, sidebar, tabbar};
+use herdr_protocol::grid::CursorPlacement;
 
 /// One composed frame: the cells, where (and whether) the cursor shows, and the geometry used,
 /// which the runtime also needs for mouse hit-testing and pane sizes.

@@ -2,74 +2,38 @@
 //! as serializable cell updates ([`FrameUpdate`], for local clients) or as ANSI bytes (for
 //! remote clients, [`encode_ansi`]). An unchanged frame yields nothing at all.
 //!
-//! These wire types are plain serde data with no supervisor state; when the client protocol
-//! lands they belong in `protocol` so the client can decode them.
+//! The update types are wire data ([`herdr_protocol::grid`]), so the client can decode them.
 
+use herdr_protocol::grid::{CellUpdate, FrameUpdate, WireColor};
 use ratatui_core::buffer::Buffer;
 use ratatui_core::style::Color;
-use serde::{Deserialize, Serialize};
 
 use super::compose::Frame;
-use super::grid::CursorPlacement;
 
-/// A colour on the wire: the 16 ANSI colours are palette indices 0–15.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum WireColor {
-    Reset,
-    Indexed(u8),
-    Rgb(u8, u8, u8),
-}
-
-impl From<Color> for WireColor {
-    fn from(color: Color) -> Self {
-        let index = match color {
-            Color::Reset => return WireColor::Reset,
-            Color::Indexed(i) => i,
-            Color::Rgb(r, g, b) => return WireColor::Rgb(r, g, b),
-            Color::Black => 0,
-            Color::Red => 1,
-            Color::Green => 2,
-            Color::Yellow => 3,
-            Color::Blue => 4,
-            Color::Magenta => 5,
-            Color::Cyan => 6,
-            Color::Gray => 7,
-            Color::DarkGray => 8,
-            Color::LightRed => 9,
-            Color::LightGreen => 10,
-            Color::LightYellow => 11,
-            Color::LightBlue => 12,
-            Color::LightMagenta => 13,
-            Color::LightCyan => 14,
-            Color::White => 15,
-        };
-        WireColor::Indexed(index)
-    }
-}
-
-/// One changed cell. `attrs` are ratatui `Modifier` bits (bold 1, dim 2, italic 4, underlined
-/// 8, slow blink 16, rapid blink 32, reversed 64, hidden 128, crossed out 256). A wide symbol
-/// covers the next column too; that column gets no update of its own.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CellUpdate {
-    pub x: u16,
-    pub y: u16,
-    pub symbol: String,
-    pub fg: WireColor,
-    pub bg: WireColor,
-    pub attrs: u16,
-}
-
-/// One paint: apply atomically (the ANSI form is wrapped in synchronized output).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FrameUpdate {
-    pub cols: u16,
-    pub rows: u16,
-    /// Clear the screen before applying `cells` (first frame or a size change).
-    pub clear: bool,
-    pub cells: Vec<CellUpdate>,
-    /// Where the cursor ends up; `None` leaves it hidden.
-    pub cursor: Option<CursorPlacement>,
+/// A ratatui colour on the wire: the 16 named ANSI colours become palette indices 0–15.
+pub(crate) fn wire_color(color: Color) -> WireColor {
+    let index = match color {
+        Color::Reset => return WireColor::Reset,
+        Color::Indexed(i) => i,
+        Color::Rgb(r, g, b) => return WireColor::Rgb(r, g, b),
+        Color::Black => 0,
+        Color::Red => 1,
+        Color::Green => 2,
+        Color::Yellow => 3,
+        Color::Blue => 4,
+        Color::Magenta => 5,
+        Color::Cyan => 6,
+        Color::Gray => 7,
+        Color::DarkGray => 8,
+        Color::LightRed => 9,
+        Color::LightGreen => 10,
+        Color::LightYellow => 11,
+        Color::LightBlue => 12,
+        Color::LightMagenta => 13,
+        Color::LightCyan => 14,
+        Color::White => 15,
+    };
+    WireColor::Indexed(index)
 }
 
 /// The update that turns `prev` (what the client has; `None` for a fresh client) into `next`;
@@ -92,8 +56,8 @@ pub fn diff_frames(prev: Option<&Frame>, next: &Frame) -> Option<FrameUpdate> {
             x,
             y,
             symbol: cell.symbol().to_string(),
-            fg: cell.fg.into(),
-            bg: cell.bg.into(),
+            fg: wire_color(cell.fg),
+            bg: wire_color(cell.bg),
             attrs: cell.modifier.bits(),
         })
         .collect();

@@ -1,7 +1,8 @@
 //! The terminal UI compositor: turns a [`ViewModel`] (workspaces, agents, tabs, the active tab's
 //! pane layout and the visible panes' cell grids) into a ratatui [`Buffer`], and diffs successive
 //! frames into what a client needs to repaint ([`FrameUpdate`]: cell updates for local clients,
-//! ANSI bytes for remote ones, both one synchronized-output paint).
+//! ANSI bytes for remote ones, both one synchronized-output paint). The cell and update types
+//! are wire data from [`herdr_protocol::grid`], re-exported here.
 //!
 //! Pure: no sockets, no tokio, no terminal I/O. The supervisor runtime mirrors pane grids from
 //! worker damage, builds the view model, calls [`compose`] per client and sends the diff.
@@ -14,7 +15,6 @@
 //!
 //! [`Buffer`]: ratatui_core::buffer::Buffer
 
-mod ansi;
 mod chrome;
 mod compose;
 mod diff;
@@ -34,8 +34,11 @@ mod tests_diff;
 
 pub use chrome::{FrameLayout, SidebarMode};
 pub use compose::{Frame, compose};
-pub use diff::{CellUpdate, FrameUpdate, WireColor, diff_frames, encode_ansi};
-pub use grid::{CellAttrs, CursorPlacement, CursorShape, GridCell, GridColor, PaneGrid};
+pub use diff::{diff_frames, encode_ansi};
+pub use herdr_protocol::grid::{
+    CellAttrs, CellUpdate, CursorPlacement, CursorShape, FrameUpdate, GridCell, GridColor, PaneGrid,
+    WireColor,
+};
 pub use status::{StatusStyle, status_glyph};
 pub use theme::{Theme, ThemeColors, parse_color};
 pub use view::{AgentView, ModeBadge, PaneView, RenderOptions, TabView, ViewModel, WorkspaceView};

@@ -10,9 +10,10 @@ use unicode_width::UnicodeWidthStr;
 
 use super::chrome::FrameLayout;
 use super::compose::put_line;
-use super::grid::{CursorPlacement, PaneGrid};
+use super::grid::{attrs_to_modifier, color_to_ratatui};
 use super::theme::ThemeColors;
 use super::view::{PaneView, RenderOptions, ViewModel};
+use herdr_protocol::grid::{CursorPlacement, PaneGrid};
 
 /// Box-drawing sets: `[top-left, top-right, bottom-left, bottom-right, horizontal, vertical]`.
 const THIN: [&str; 6] = ["┌", "┐", "└", "┘", "─", "│"];
@@ -94,9 +95,9 @@ fn blit(buf: &mut Buffer, content: Rect, grid: &PaneGrid) {
                 continue;
             }
             let style = Style::new()
-                .fg(cell.fg.to_ratatui())
-                .bg(cell.bg.to_ratatui())
-                .add_modifier(cell.attrs.to_modifier());
+                .fg(color_to_ratatui(cell.fg))
+                .bg(color_to_ratatui(cell.bg))
+                .add_modifier(attrs_to_modifier(cell.attrs));
             let wide = cell.text.width() > 1;
             let clean = !cell.text.contains(char::is_control);
             let target = &mut buf[(content.x + x, content.y + y)];

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 use herdr_protocol::api::{AgentStatus, PaneLayoutSnapshot, SessionSnapshot};
 
 use super::chrome::SidebarMode;
-use super::grid::PaneGrid;
 use super::status::StatusStyle;
+use herdr_protocol::grid::PaneGrid;
 
 /// A row of the sidebar's "spaces" panel.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -6,8 +6,7 @@ use std::io::Write;
 
 use unicode_width::UnicodeWidthStr;
 
-use super::diff::{CellUpdate, FrameUpdate, WireColor};
-use super::grid::{CursorPlacement, CursorShape};
+use super::{CellUpdate, CursorPlacement, CursorShape, FrameUpdate, WireColor};
 
 const SYNC_BEGIN: &[u8] = b"\x1b[?2026h";
 const SYNC_END: &[u8] = b"\x1b[?2026l";

@@ -1,0 +1,102 @@
+//! The terminal client protocol on `herdr-client.sock`: a terminal client (`herdr`, or the
+//! remote bridge) sends its raw input up and receives paints down.
+//!
+//! Transport: the same framing as [`crate::ipc`] (little-endian `u32` length + bincode standard
+//! config; use [`crate::ipc::encode_frame`] and [`crate::ipc::FrameDecoder`]) and its frame size
+//! limit ([`crate::ipc::MAX_FRAME_LEN`]).
+//!
+//! Conversation: the client's first frame is [`ClientToServer::Hello`]; the supervisor answers
+//! [`ServerToClient::Welcome`]. A `Welcome` with an `error` (a version mismatch, anything refused)
+//! is the last frame: the client prints the error and exits. After a good `Welcome` the client
+//! streams input and resizes, and the supervisor streams paints, each a whole synchronized
+//! update: [`ServerToClient::Frame`] for a client that asked for [`Encoding::CellDiff`], or
+//! [`ServerToClient::Ansi`] (ready-to-write bytes) for [`Encoding::Ansi`]. Nothing is sent while
+//! nothing changes. Either side may end the conversation by closing the socket; the supervisor
+//! says why first with [`ServerToClient::Shutdown`].
+//!
+//! Keys are interpreted on the supervisor (prefix, bindings, modes), so `Input` carries the
+//! terminal's bytes exactly as read: keys, SGR mouse reports, bracketed paste, focus in/out.
+
+use serde::{Deserialize, Serialize};
+
+use crate::grid::FrameUpdate;
+
+/// Bumped whenever any type in this module (or in [`crate::grid`]) changes shape. Client and
+/// supervisor must match exactly: there is no negotiation.
+pub const CLIENT_PROTOCOL_VERSION: u32 = 1;
+
+/// How the client wants paints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Encoding {
+    /// Cell updates ([`ServerToClient::Frame`]): local clients, which encode them themselves.
+    CellDiff,
+    /// Ready-to-write terminal bytes ([`ServerToClient::Ansi`]): remote clients, which relay.
+    Ansi,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ClientToServer {
+    /// First frame. `cols` × `rows` is the client terminal's size.
+    Hello { version: u32, cols: u16, rows: u16, encoding: Encoding },
+    /// Raw bytes read from the terminal (at most [`MAX_INPUT_CHUNK`] per frame).
+    Input(Vec<u8>),
+    /// The client terminal was resized.
+    Resize { cols: u16, rows: u16 },
+    /// The client leaves on its own (the session keeps running).
+    Detach,
+}
+
+/// Largest `Input` payload a client sends in one frame; longer input is split.
+pub const MAX_INPUT_CHUNK: usize = 64 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ServerToClient {
+    /// The answer to `Hello`. With `error`, the supervisor refused and closes the connection.
+    Welcome { version: u32, error: Option<String> },
+    /// One paint as cell updates.
+    Frame(FrameUpdate),
+    /// One paint as terminal bytes (synchronized output included).
+    Ansi(Vec<u8>),
+    /// A pane rang its bell; the client rings the real terminal's.
+    Bell,
+    /// The supervisor ends this client's connection (`reason` is for the user).
+    Shutdown { reason: ShutdownReason },
+}
+
+/// Why the supervisor closed a client connection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ShutdownReason {
+    /// The user detached (`prefix+q`).
+    Detached,
+    /// The supervisor is stopping (`server.stop`, a signal).
+    ServerStopping,
+    /// The client broke the protocol; the text says how.
+    ProtocolError(String),
+}
+
+/// The `Welcome` error for a client of another protocol version.
+pub fn version_mismatch_message(client: u32, server: u32) -> String {
+    let advice = if client < server {
+        "this herdr client is older than the running server; use the same herdr build, or restart the \
+         server with `herdr server stop` (this ends its panes)"
+    } else {
+        "this herdr client is newer than the running server; restart the server with `herdr server stop` \
+         (this ends its panes) and run `herdr` again"
+    };
+    format!(
+        "herdr client protocol mismatch: client speaks version {client}, server speaks {server}; {advice}"
+    )
+}
+
+/// What a supervisor answers a `Hello` with `version`: `Ok` to go on, or the refusal to send.
+pub fn check_hello_version(version: u32) -> Result<ServerToClient, ServerToClient> {
+    let welcome = |error| ServerToClient::Welcome { version: CLIENT_PROTOCOL_VERSION, error };
+    if version == CLIENT_PROTOCOL_VERSION {
+        Ok(welcome(None))
+    } else {
+        Err(welcome(Some(version_mismatch_message(version, CLIENT_PROTOCOL_VERSION))))
+    }
+}
+
+#[cfg(test)]
+mod tests;
