@@ -6,7 +6,9 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::{agent, api, notification, pane, server, session, status, tab, terminal, workspace, worktree};
+use crate::{
+    agent, api, integration, notification, pane, server, session, status, tab, terminal, workspace, worktree,
+};
 
 /// terminal workspace manager for AI coding agents
 #[derive(Debug, Parser)]
@@ -56,6 +58,9 @@ pub enum Command {
     /// Control the outer terminal (window title)
     #[command(subcommand)]
     Terminal(terminal::TerminalCommand),
+    /// Install, remove or check agent integrations (local config edits)
+    #[command(subcommand)]
+    Integration(integration::IntegrationCommand),
 }
 
 /// A pane neighbour direction (`pane.neighbor`, `focus_direction`, `resize`, `swap`).

@@ -6,8 +6,9 @@
 //! Map:
 //! - [`args`]: root grammar, global `--session`, shared value types;
 //! - one module per command group: [`workspace`], [`worktree`], [`tab`], [`pane`], [`agent`],
-//!   [`api`], [`notification`], [`terminal`], [`status`], [`server`], [`session`] — each turns
-//!   its arguments into an [`request::ApiCall`] (pure) or runs a local action;
+//!   [`api`], [`notification`], [`terminal`], [`status`], [`server`], [`session`],
+//!   [`integration`] — each turns its arguments into an [`request::ApiCall`] (pure) or runs a
+//!   local action;
 //! - [`call`]: ping + protocol guard + the single request; [`connect`]: the socket edge;
 //! - [`output`]: sorted-key printing and exit codes; [`target`]: which server to talk to.
 
@@ -16,6 +17,7 @@ pub mod api;
 pub mod args;
 pub mod call;
 pub mod connect;
+pub mod integration;
 pub mod notification;
 pub mod output;
 pub mod pane;
@@ -114,6 +116,8 @@ pub enum Plan {
     AgentStart(agent::start::StartArgs),
     /// `herdr session …`: local, across sessions.
     Session(session::SessionCommand),
+    /// `herdr integration …`: local edits of agents' config dirs.
+    Integration(integration::IntegrationCommand),
 }
 
 /// Turns a command into a plan. Pure; usage errors surface here.
@@ -143,6 +147,7 @@ pub fn plan(command: Command, caller: &Caller) -> Result<Plan, UsageError> {
         Command::Notification(cmd) => Plan::Call(notification::call(&cmd)?),
         Command::Worktree(cmd) => Plan::Call(worktree::call(&cmd, caller)?),
         Command::Terminal(cmd) => Plan::Call(terminal::call(&cmd)?),
+        Command::Integration(cmd) => Plan::Integration(cmd),
     };
     Ok(plan)
 }
@@ -158,6 +163,7 @@ fn dispatch(command: Command, session: Option<&str>, caller: &Caller) -> Rendere
     let result = match plan {
         Plan::Schema(args) => Ok(api::schema(&args)),
         Plan::Session(cmd) => Ok(session::run(&cmd, &env, NO_TUI_MESSAGE)),
+        Plan::Integration(cmd) => Ok(integration::run(&cmd, &herdr_integrations::Env::from_process_env())),
         Plan::Call(call) => target().map(|t| call::run(&t, &call)),
         Plan::Status(args) => target().map(|t| status::run(&args, &t)),
         Plan::ServerForeground => target().map(|t| server::run_foreground(&t)),

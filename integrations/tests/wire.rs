@@ -1,0 +1,97 @@
+//! The `integration.*` results validate against the protocol-22 schema, and their content follows
+//! the files on disk.
+
+use herdr_integrations::wire::{self, IntegrationResult, TargetParams};
+use herdr_integrations::{Env, IntegrationState, Target};
+use herdr_protocol::schema_check::{SchemaKind, validate};
+use serde_json::{Value, json};
+
+fn assert_valid(kind: SchemaKind, value: &Value) {
+    if let Err(errors) = validate(kind, value) {
+        panic!("{kind:?} does not validate: {errors:?}\n{value}");
+    }
+}
+
+fn success(result: &IntegrationResult) -> Value {
+    let value = json!({"id": "t", "result": result});
+    assert_valid(SchemaKind::SuccessResponse, &value);
+    value
+}
+
+fn params(request: Value) -> TargetParams {
+    assert_valid(SchemaKind::Request, &request);
+    serde_json::from_value(request["params"].clone()).expect("params")
+}
+
+#[test]
+fn list_install_uninstall_results_validate_and_follow_the_disk() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    std::fs::create_dir_all(tmp.path().join(".claude")).expect("claude dir");
+    let env = Env { home: Some(tmp.path().into()), ..Env::default() };
+
+    assert_valid(SchemaKind::Request, &json!({"id": "1", "method": "integration.list", "params": {}}));
+    let listed = success(&wire::list(&env).expect("list"));
+    let rows = listed["result"]["integrations"].as_array().expect("rows");
+    let targets: Vec<&str> = rows.iter().map(|r| r["target"].as_str().expect("target")).collect();
+    assert_eq!(targets, ["claude", "codex", "pi", "opencode"]);
+    assert_eq!(
+        rows[0],
+        json!({"target": "claude", "label": "Claude Code", "command": "claude", "available": true,
+            "state": "not_installed"})
+    );
+    assert_eq!(rows[1]["available"], false, "no ~/.codex");
+
+    let install = params(json!({"id": "2", "method": "integration.install", "params": {"target": "claude"}}));
+    let installed = success(&wire::install(install, &env).expect("install"));
+    assert_eq!(installed["result"]["type"], "integration_install");
+    assert_eq!(installed["result"]["target"], "claude");
+    assert_eq!(installed["result"]["details"]["messages"].as_array().expect("messages").len(), 2);
+
+    let listed = success(&wire::list(&env).expect("list"));
+    assert_eq!(listed["result"]["integrations"][0]["state"], "current");
+
+    let uninstall =
+        params(json!({"id": "3", "method": "integration.uninstall", "params": {"target": "claude"}}));
+    let removed = success(&wire::uninstall(uninstall, &env).expect("uninstall"));
+    assert_eq!(removed["result"]["type"], "integration_uninstall");
+    assert_eq!(
+        herdr_integrations::status(Target::Claude, &env).expect("status").state,
+        IntegrationState::NotInstalled
+    );
+}
+
+#[test]
+fn an_unimplemented_target_is_a_valid_request_answered_not_implemented() {
+    let env = Env { home: Some(std::env::temp_dir()), ..Env::default() };
+    let request =
+        params(json!({"id": "4", "method": "integration.install", "params": {"target": "antigravity_cli"}}));
+    let err = wire::install(request, &env).expect_err("not implemented");
+    let envelope = json!({"id": "4", "error": {"code": err.code(), "message": err.to_string()}});
+    assert_valid(SchemaKind::ErrorResponse, &envelope);
+    assert_eq!(err.code(), "not_implemented");
+}
+
+#[test]
+fn every_schema_target_round_trips_through_the_enum() {
+    for target in Target::ALL {
+        let wire = serde_json::to_value(target).expect("serialize");
+        assert_eq!(wire, target.as_str());
+        assert_valid(
+            SchemaKind::Request,
+            &json!({"id": "5", "method": "integration.uninstall", "params": {"target": wire}}),
+        );
+        assert_eq!(target.as_str().parse::<Target>().expect("parse"), target);
+    }
+    assert_eq!("antigravity-cli".parse::<Target>().expect("cli spelling"), Target::AntigravityCli);
+    assert!("gemini".parse::<Target>().is_err());
+    assert!(serde_json::from_value::<TargetParams>(json!({"target": "gemini"})).is_err());
+}
+
+#[test]
+fn the_schema_has_no_target_the_enum_lacks() {
+    let schema: Value = serde_json::from_str(include_str!("../../protocol/schema/herdr-api-p22.schema.json"))
+        .expect("schema");
+    let names = &schema["schemas"]["request"]["$defs"]["IntegrationTarget"]["enum"];
+    let expected: Vec<Value> = Target::ALL.iter().map(|t| json!(t.as_str())).collect();
+    assert_eq!(names, &Value::Array(expected));
+}
