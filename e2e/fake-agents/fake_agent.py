@@ -202,14 +202,16 @@ class InputDecoder:
                     self.paste = ""
                     self.buffer = self.buffer[6:]
                     continue
-                match = re.match(r"\x1b(\[[0-?]*[ -/]*[@-~]|O.|.)", self.buffer, re.S)
-                if match is None:
-                    if more_pending:
+                if self.buffer[1] in "[O":
+                    # CSI / SS3: keep an unfinished one for the next read (PTY reads split them).
+                    pattern = r"\x1b\[[0-?]*[ -/]*[@-~]" if self.buffer[1] == "[" else r"\x1bO."
+                    match = re.match(pattern, self.buffer, re.S)
+                    if match is None:
                         break
-                    self.buffer = self.buffer[1:]
-                    events.append(("key", "esc"))
+                    self.buffer = self.buffer[match.end() :]
                     continue
-                self.buffer = self.buffer[match.end() :]
+                # ESC + a character: Alt+key, which no fake uses.
+                self.buffer = self.buffer[2:]
                 continue
             self.buffer = self.buffer[1:]
             if char in "\r\n":
