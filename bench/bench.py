@@ -373,7 +373,11 @@ def main():
         herdr.cli("pane", "wait-output", hp, "--match", "DONE-MARK", "--timeout", "900000")
         h_time = time.perf_counter() - started
         started = time.perf_counter()
-        tmux.run(tp, f"cat {data}; printf 'DONE-%s\\n' TMUX")
+        # tmux wait-for blocks until the pane's shell signals after cat; the waiter starts first
+        # so the signal cannot be missed, and the screen check confirms tmux parsed the marker.
+        waiter = subprocess.Popen(["tmux", "-L", tmux.name, "wait-for", "bench-done"], env=tmux.env)
+        tmux.run(tp, f"cat {data}; printf 'DONE-%s\\n' TMUX; tmux -L {tmux.name} wait-for -S bench-done")
+        waiter.wait(timeout=900)
         tmux.wait_visible(tp, "DONE-TMUX")
         t_time = time.perf_counter() - started
         mb = size / (1024 * 1024)

@@ -4,6 +4,7 @@
 //!
 //! Entry point: [`run`], which `herdr server` calls and which returns when the server stops.
 
+mod agents;
 pub mod api;
 pub mod config;
 mod hub;

@@ -56,6 +56,11 @@ impl Shared {
         self.panes().get(key)
     }
 
+    /// Every live pane's handle (broadcasts such as manifest reloads).
+    pub fn all_pane_handles(&self) -> Vec<PaneHandle> {
+        self.panes().handles()
+    }
+
     pub fn next_request_id(&self) -> u64 {
         self.next_request.fetch_add(1, Ordering::Relaxed)
     }
@@ -112,6 +117,11 @@ impl Shared {
         for (key, cols, rows) in effects.resizes {
             if let Some(handle) = panes.get(key) {
                 handle.notify(self.next_request_id(), WorkerRequest::Resize { cols, rows });
+            }
+        }
+        for (key, body) in effects.notices {
+            if let Some(handle) = panes.get(key) {
+                handle.notify(self.next_request_id(), body);
             }
         }
         started
@@ -180,10 +190,11 @@ impl PaneObserver for SharedObserver {
             match event {
                 WorkerEvent::Title(title) => session.set_pane_title(key, title),
                 WorkerEvent::Cwd(cwd) => session.set_pane_cwd(key, cwd),
-                WorkerEvent::Exited { .. }
-                | WorkerEvent::OutputMatched { .. }
-                | WorkerEvent::AgentIdentity { .. }
-                | WorkerEvent::ScreenState(_) => Effects::default(),
+                WorkerEvent::AgentIdentity { agent, reason, .. } => {
+                    session.agent_identity(key, agent, reason)
+                }
+                WorkerEvent::ScreenState(verdict) => session.agent_screen(key, &verdict),
+                WorkerEvent::Exited { .. } | WorkerEvent::OutputMatched { .. } => Effects::default(),
             }
         };
         shared.apply(effects);

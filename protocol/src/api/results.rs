@@ -187,6 +187,27 @@ pub enum ApiResult {
     AgentList {
         agents: Vec<AgentInfo>,
     },
+    /// `agent.prompt`: the agent after the prompt was sent (and, with `wait`, settled).
+    AgentPrompted {
+        agent: Box<AgentInfo>,
+    },
+    /// `agent.start`: the pane's agent record right after typing `argv` into its shell.
+    AgentStarted {
+        agent: Box<AgentInfo>,
+        argv: Vec<String>,
+    },
+    /// `agent.explain`: free-form detector evidence.
+    AgentExplain {
+        explain: serde_json::Value,
+    },
+    /// `agent.view.set` / `agent.view.clear`: the sidebar projection now in force.
+    AgentView {
+        active: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        source: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        label: Option<String>,
+    },
     PaneInfo {
         pane: Box<PaneInfo>,
     },

@@ -3,7 +3,7 @@
 use herdr_protocol::api::{ApiError, ApiResult};
 
 use super::envelope::{Failure, Request};
-use super::{events, panes, server_methods};
+use super::{agents, events, hooks, panes, server_methods};
 use crate::state::Shared;
 
 /// Methods that may hold the connection open for a long time; they are abandoned when the
@@ -26,6 +26,23 @@ pub async fn dispatch(shared: &Shared, req: &Request) -> Result<ApiResult, Failu
         "pane.wait_for_output" => panes::wait_for_output(shared, req).await,
         "pane.process_info" => panes::process_info(shared, req).await,
         "events.wait" => events::wait(shared, req).await,
+        "pane.report_agent" => hooks::report_agent(shared, req).await,
+        "pane.report_agent_session" => hooks::report_agent_session(shared, req).await,
+        "pane.release_agent" => hooks::release_agent(shared, req).await,
+        "pane.clear_agent_authority" => hooks::clear_agent_authority(shared, req).await,
+        "agent.list" => agents::list(shared, req).await,
+        "agent.get" => agents::get(shared, req).await,
+        "agent.focus" => agents::focus(shared, req).await,
+        "agent.rename" => agents::rename(shared, req).await,
+        "agent.read" => agents::read(shared, req).await,
+        "agent.send_keys" => agents::send_keys(shared, req).await,
+        "agent.explain" => agents::explain(shared, req).await,
+        "agent.wait" => agents::wait(shared, req).await,
+        "agent.prompt" => agents::prompt(shared, req).await,
+        "agent.start" => agents::start(shared, req).await,
+        "agent.view.set" => agents::view_set(shared, req).await,
+        "agent.view.clear" => agents::view_clear(shared, req).await,
+        "server.reload_agent_manifests" => agents::reload_manifests(shared, req).await,
         method => match shared.session_call(method, req.params.clone()).await {
             Some(outcome) => outcome,
             None => Err(ApiError::new("not_implemented", format!("{method} is not implemented yet")).into()),

@@ -1,9 +1,11 @@
 //! The public JSON API on `herdr.sock`: transport limits, the envelope, and one module per
 //! domain of methods. `dispatch` is the table that routes a method to its handler.
 
+mod agents;
 pub mod dispatch;
 pub mod envelope;
 mod events;
+mod hooks;
 mod methods;
 mod panes;
 mod server_methods;

@@ -17,6 +17,7 @@
 //! - Focus events (`workspace_focused`, `tab_focused`, `pane_focused`, always together) are
 //!   derived after every operation from the before/after focused pane, whatever the cause.
 
+mod agents;
 mod ids;
 mod layout_apply;
 mod layout_ops;
@@ -33,13 +34,17 @@ mod workspaces;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_agents;
+#[cfg(test)]
 mod tests_layout;
 #[cfg(test)]
 mod tests_schema;
 
 use herdr_protocol::api::{ApiError, ApiResult, Event};
+use herdr_protocol::ipc::WorkerRequest;
 use serde_json::Value;
 
+pub use agents::agent_not_found;
 pub use model::Session;
 
 /// The internal, immutable identity of a pane: it never changes, even when a move gives the pane
@@ -64,16 +69,27 @@ pub struct SpawnRequest {
 }
 
 /// What the runtime must do after a model change, in order: publish `events`, start `spawns`,
-/// stop `closes`, resize `resizes` (`(pane, cols, rows)`).
+/// stop `closes`, resize `resizes` (`(pane, cols, rows)`), then send `notices` to workers
+/// (agent scan suspension and release).
 #[derive(Debug, Default, Clone)]
 pub struct Effects {
     pub events: Vec<Event>,
     pub spawns: Vec<SpawnRequest>,
     pub closes: Vec<PaneKey>,
     pub resizes: Vec<(PaneKey, u16, u16)>,
+    pub notices: Vec<(PaneKey, WorkerRequest)>,
 }
 
 impl Effects {
+    /// Appends `other`'s effects after these.
+    pub fn merge(&mut self, other: Effects) {
+        self.events.extend(other.events);
+        self.spawns.extend(other.spawns);
+        self.closes.extend(other.closes);
+        self.resizes.extend(other.resizes);
+        self.notices.extend(other.notices);
+    }
+
     fn event(&mut self, event: Event) {
         self.events.push(event);
     }
@@ -160,6 +176,10 @@ impl Session {
             "layout.set_split_ratio" => self.layout_set_split_ratio(params, fx_ref),
             _ => return None,
         };
+        if result.is_ok() && matches!(method, "pane.focus" | "tab.focus" | "workspace.focus") {
+            // Focusing marks the tab seen even when it already had the focus.
+            self.mark_focused_tab_seen(&mut fx);
+        }
         Some(result.map(|result| {
             self.finish(&before, &mut fx);
             (result, fx)
@@ -168,7 +188,7 @@ impl Session {
 
     /// Completes `fx` after an operation: focus events when the focused pane changed, final
     /// sizes and ids of spawned panes, and resizes for every other pane whose size changed.
-    fn finish(&self, before: &model::Observation, fx: &mut Effects) {
+    fn finish(&mut self, before: &model::Observation, fx: &mut Effects) {
         let after = self.observe();
         if after.focus != before.focus
             && let Some((_, _, key)) = after.focus
@@ -177,6 +197,7 @@ impl Session {
             fx.event(Event::WorkspaceFocused { workspace_id: ws.clone() });
             fx.event(Event::TabFocused { tab_id: tab, workspace_id: ws.clone() });
             fx.event(Event::PaneFocused { pane_id: pane, workspace_id: ws });
+            self.mark_focused_tab_seen(fx);
         }
         for spawn in &mut fx.spawns {
             if let Some(&(cols, rows)) = after.sizes.get(&spawn.pane) {

@@ -9,6 +9,7 @@ use herdr_protocol::api::{AgentStatus, SplitDirection};
 use super::PaneKey;
 use super::ids;
 use super::tree::{Node, Rect, Removal};
+use crate::agents::PaneAgent;
 
 #[derive(Debug, Clone)]
 pub(super) struct Pane {
@@ -25,6 +26,9 @@ pub(super) struct Pane {
     pub argv: Option<Vec<String>>,
     /// Bumped whenever something `pane_info` reports about the pane itself changes.
     pub revision: u64,
+    /// Agent detection, hook authority, name and launch; `agent`/`agent_status` above are its
+    /// last published view.
+    pub agent_state: PaneAgent,
 }
 
 #[derive(Debug, Clone)]
@@ -80,6 +84,11 @@ pub struct Session {
     /// Old public pane ids kept after cross-workspace moves.
     pub(super) aliases: HashMap<String, PaneKey>,
     terminal_seed: u64,
+    /// A client shows the session in a focused terminal. No client attaches yet, so this stays
+    /// false and every completion becomes `done` until the pane is focused.
+    pub(super) client_focused: bool,
+    /// The `agent.view.set` projection: `(source, label)`.
+    pub(super) agent_view: Option<(String, Option<String>)>,
 }
 
 /// Where a pane is: workspace and tab indices (valid until the next structural change).
@@ -125,6 +134,8 @@ impl Session {
             next_key: 1,
             aliases: HashMap::new(),
             terminal_seed,
+            client_focused: false,
+            agent_view: None,
         }
     }
 
@@ -224,6 +235,7 @@ impl Session {
                 agent_status: AgentStatus::Unknown,
                 argv,
                 revision: 0,
+                agent_state: PaneAgent::default(),
             },
         );
         key

@@ -192,40 +192,50 @@ impl Session {
         })
     }
 
-    /// Agent detection changed the pane's agent or status: `pane_agent_detected` when the agent
-    /// label changes, `pane_agent_status_changed` when the status does.
+    /// Sets the pane's agent view directly (tests and callers without detection): see
+    /// [`Session::emit_agent_change`].
     pub fn set_pane_agent(&mut self, key: PaneKey, agent: Option<String>, status: AgentStatus) -> Effects {
-        self.observed(|s, fx| {
-            let Some((workspace_id, _, pane_id)) = s.pane_ids(key) else { return };
-            let Some(pane) = s.panes.get_mut(&key) else { return };
-            let agent_changed = pane.agent != agent;
-            let status_changed = pane.agent_status != status;
-            let released = agent_changed && agent.is_none();
-            let final_status = released.then_some(pane.agent_status);
-            pane.agent.clone_from(&agent);
-            pane.agent_status = status;
-            if agent_changed {
-                pane.revision += 1;
-                fx.event(Event::PaneAgentDetected {
-                    pane_id: pane_id.clone(),
-                    workspace_id: workspace_id.clone(),
-                    agent: agent.clone(),
-                    released,
-                    final_status,
-                });
-            }
-            if status_changed || agent_changed {
-                fx.event(Event::PaneAgentStatusChanged {
-                    pane_id,
-                    workspace_id,
-                    agent_status: status,
-                    agent,
-                    title: None,
-                    display_agent: None,
-                    state_labels: Default::default(),
-                });
-            }
-        })
+        self.observed(|s, fx| s.emit_agent_change(key, agent, status, fx))
+    }
+
+    /// Records the pane's published agent and status: `pane_agent_detected` when the agent
+    /// label changes, `pane_agent_status_changed` when it or the status does.
+    pub(super) fn emit_agent_change(
+        &mut self,
+        key: PaneKey,
+        agent: Option<String>,
+        status: AgentStatus,
+        fx: &mut Effects,
+    ) {
+        let Some((workspace_id, _, pane_id)) = self.pane_ids(key) else { return };
+        let Some(pane) = self.panes.get_mut(&key) else { return };
+        let agent_changed = pane.agent != agent;
+        let status_changed = pane.agent_status != status;
+        let released = agent_changed && agent.is_none();
+        let final_status = released.then_some(pane.agent_status);
+        pane.agent.clone_from(&agent);
+        pane.agent_status = status;
+        if agent_changed {
+            pane.revision += 1;
+            fx.event(Event::PaneAgentDetected {
+                pane_id: pane_id.clone(),
+                workspace_id: workspace_id.clone(),
+                agent: agent.clone(),
+                released,
+                final_status,
+            });
+        }
+        if status_changed || agent_changed {
+            fx.event(Event::PaneAgentStatusChanged {
+                pane_id,
+                workspace_id,
+                agent_status: status,
+                agent,
+                title: None,
+                display_agent: None,
+                state_labels: Default::default(),
+            });
+        }
     }
 }
 

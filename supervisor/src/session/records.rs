@@ -99,7 +99,7 @@ impl Session {
             agent_status: pane.agent_status,
             state_labels: Default::default(),
             tokens: Default::default(),
-            agent_session: None,
+            agent_session: pane.agent_state.session_ref().cloned(),
             scroll: None,
             revision: pane.revision,
         })
@@ -182,8 +182,7 @@ impl Session {
         }
     }
 
-    /// The whole session for `session.snapshot`. `agents` stays empty until agent detection
-    /// reports to the model.
+    /// The whole session for `session.snapshot`.
     pub fn snapshot(&self) -> SessionSnapshot {
         let focus = self.focus_triple();
         let focused_loc = focus.and_then(|(_, _, key)| self.locate(key));
@@ -205,7 +204,7 @@ impl Session {
             tabs,
             panes: self.pane_infos(None),
             layouts,
-            agents: Vec::new(),
+            agents: self.agent_infos(),
         }
     }
 }

@@ -152,6 +152,10 @@ impl Registry {
         self.panes.remove(&key)
     }
 
+    pub fn handles(&self) -> Vec<PaneHandle> {
+        self.panes.values().cloned().collect()
+    }
+
     pub fn drain(&mut self) -> Vec<PaneHandle> {
         self.panes.drain().map(|(_, h)| h).collect()
     }

@@ -1,0 +1,297 @@
+//! `agent.wait` and `agent.prompt` (reference §9). Both pin the agent's identity (pane,
+//! terminal, agent label, and the name when the target was one) and sleep on the event hub:
+//! every wake-up re-reads the hub from a cursor and probes the session, nothing polls. The only
+//! timers are the caller's timeout, the prompt's 5 s activity gate and its 300 ms Enter delay.
+
+use std::time::{Duration, Instant};
+
+use herdr_protocol::api::{AgentInfo, AgentStatus, ApiError, ApiResult, Event};
+use herdr_protocol::ipc::{WorkerRequest, WorkerResponse};
+use serde::Deserialize;
+
+use super::{pane_target, require_foreground, resolve};
+use crate::api::envelope::{Failure, Request, params};
+use crate::api::panes;
+use crate::session::PaneKey;
+use crate::state::Shared;
+
+/// How long a prompt may go without any observed state change (`AGENT_PROMPT_EFFECT_TIMEOUT_MS`).
+pub const PROMPT_ACTIVITY_GATE: Duration = Duration::from_millis(5000);
+/// Delay between the prompt text and its Enter, so the agent's composer takes the paste first.
+pub const PROMPT_ENTER_DELAY: Duration = Duration::from_millis(300);
+/// Copilot needs a focus-in report before it accepts typed input.
+const FOCUS_IN: &str = "\x1b[I";
+
+const DEFAULT_UNTIL: [AgentStatus; 3] = [AgentStatus::Idle, AgentStatus::Done, AgentStatus::Blocked];
+
+fn not_running() -> ApiError {
+    ApiError::new("agent_not_running", "agent is no longer running in the target pane")
+}
+
+fn timed_out() -> ApiError {
+    ApiError::new("timeout", "timed out waiting for agent status")
+}
+
+/// The identity a wait follows.
+#[derive(Debug, Clone)]
+struct Pin {
+    key: PaneKey,
+    pane_id: String,
+    terminal_id: String,
+    agent: Option<String>,
+    name: Option<String>,
+}
+
+impl Pin {
+    fn new(key: PaneKey, info: &AgentInfo, target: &str) -> Self {
+        Pin {
+            key,
+            pane_id: info.pane_id.clone(),
+            terminal_id: info.terminal_id.clone(),
+            agent: info.agent.clone(),
+            name: info.name.clone().filter(|n| n == target),
+        }
+    }
+
+    /// The agent's record now, or `agent_not_running` if it is no longer the pinned one.
+    fn probe(&self, shared: &Shared) -> Result<AgentInfo, ApiError> {
+        let info = shared.session().agent_info(self.key).ok_or_else(not_running)?;
+        let same_agent = self.agent.is_none() || info.agent == self.agent;
+        let same_name = self.name.is_none() || info.name == self.name;
+        if info.terminal_id != self.terminal_id || info.pane_id != self.pane_id || !same_agent || !same_name {
+            return Err(not_running());
+        }
+        Ok(info)
+    }
+}
+
+/// What a wait accepts.
+struct Goal<'a> {
+    until: &'a [AgentStatus],
+    /// A status in `until` seen in an event counts even if it is gone by the probe.
+    transient: bool,
+    /// Only records whose `state_change_seq` is above this count (prompt waits).
+    after_seq: Option<u64>,
+}
+
+impl Goal<'_> {
+    fn satisfied_by(&self, info: &AgentInfo) -> bool {
+        self.until.contains(&info.agent_status)
+            && self.after_seq.is_none_or(|seq| info.state_change_seq > seq)
+    }
+}
+
+/// Sleeps on the hub from `cursor` until the pinned agent meets `goal`.
+async fn settle(
+    shared: &Shared,
+    pin: &mut Pin,
+    mut cursor: u64,
+    goal: &Goal<'_>,
+) -> Result<AgentInfo, ApiError> {
+    let mut changes = shared.hub.watch();
+    let mut transient = None;
+    loop {
+        for (seq, event) in shared.hub.since(cursor).events {
+            cursor = seq;
+            match &*event {
+                Event::PaneAgentStatusChanged { pane_id, agent_status, .. }
+                    if *pane_id == pin.pane_id && goal.transient && goal.until.contains(agent_status) =>
+                {
+                    transient = Some(*agent_status);
+                }
+                Event::PaneAgentDetected { pane_id, agent, released, final_status, .. }
+                    if *pane_id == pin.pane_id =>
+                {
+                    if *released {
+                        let info = shared.session().agent_info(pin.key).ok_or_else(not_running)?;
+                        return match final_status {
+                            Some(status) if goal.until.contains(status) => {
+                                Ok(AgentInfo { agent_status: *status, ..info })
+                            }
+                            _ => Err(not_running()),
+                        };
+                    }
+                    match &pin.agent {
+                        // A launch that had no agent yet follows the first one detected.
+                        None => pin.agent.clone_from(agent),
+                        Some(pinned) if agent.as_ref() != Some(pinned) => return Err(not_running()),
+                        Some(_) => {}
+                    }
+                }
+                Event::PaneClosed { pane_id, .. } | Event::PaneExited { pane_id, .. }
+                    if *pane_id == pin.pane_id =>
+                {
+                    return Err(not_running());
+                }
+                Event::PaneMoved { previous_pane_id, .. } if *previous_pane_id == pin.pane_id => {
+                    return Err(not_running());
+                }
+                _ => {}
+            }
+        }
+        let info = pin.probe(shared)?;
+        if goal.satisfied_by(&info) {
+            return Ok(info);
+        }
+        if let Some(status) = transient {
+            // The status came and went between wake-ups: report the one that satisfied the wait.
+            return Ok(AgentInfo { agent_status: status, ..info });
+        }
+        if changes.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// `settle` bounded by `limit`; on expiry one last probe decides, else `timeout`.
+async fn settle_within(
+    shared: &Shared,
+    pin: &mut Pin,
+    cursor: u64,
+    goal: &Goal<'_>,
+    limit: Option<Duration>,
+) -> Result<AgentInfo, ApiError> {
+    let Some(limit) = limit else { return settle(shared, pin, cursor, goal).await };
+    let mut inner = pin.clone();
+    match tokio::time::timeout(limit, settle(shared, &mut inner, cursor, goal)).await {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            let info = inner.probe(shared)?;
+            if goal.satisfied_by(&info) { Ok(info) } else { Err(timed_out()) }
+        }
+    }
+}
+
+fn until_or_default(until: Option<Vec<AgentStatus>>) -> Vec<AgentStatus> {
+    match until {
+        Some(until) if !until.is_empty() => until,
+        _ => DEFAULT_UNTIL.to_vec(),
+    }
+}
+
+#[derive(Deserialize)]
+struct WaitParams {
+    target: String,
+    until: Option<Vec<AgentStatus>>,
+    timeout_ms: Option<u64>,
+}
+
+pub async fn wait(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+    let p: WaitParams = params(req)?;
+    let until = until_or_default(p.until);
+    // The cursor comes first: anything published after it is seen by the wait.
+    let cursor = shared.hub.cursor();
+    let (key, info) = resolve(shared, &p.target)?;
+    if until.contains(&info.agent_status) {
+        return Ok(ApiResult::AgentInfo { agent: Box::new(info) });
+    }
+    let mut pin = Pin::new(key, &info, &p.target);
+    let goal = Goal { until: &until, transient: true, after_seq: None };
+    let limit = p.timeout_ms.map(Duration::from_millis);
+    let info = settle_within(shared, &mut pin, cursor, &goal, limit).await?;
+    Ok(ApiResult::AgentInfo { agent: Box::new(info) })
+}
+
+#[derive(Deserialize)]
+struct PromptWait {
+    until: Option<Vec<AgentStatus>>,
+    timeout_ms: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct PromptParams {
+    target: String,
+    text: String,
+    wait: Option<PromptWait>,
+}
+
+async fn send(shared: &Shared, target: &panes::Target, body: WorkerRequest) -> Result<(), ApiError> {
+    match panes::ask(shared, target, body).await? {
+        WorkerResponse::Ok => Ok(()),
+        other => Err(ApiError::new(
+            "agent_prompt_failed",
+            format!("unexpected answer from pane worker: {other:?}"),
+        )),
+    }
+}
+
+pub async fn prompt(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+    let p: PromptParams = params(req)?;
+    if p.text.trim().is_empty() {
+        return Err(ApiError::new("empty_agent_prompt", "agent prompt text must not be empty").into());
+    }
+    let cursor = shared.hub.cursor();
+    let (key, info) = resolve(shared, &p.target)?;
+    let agent = require_foreground(shared, key, &p.target)?;
+    if info.agent_status == AgentStatus::Blocked {
+        return Err(ApiError::new(
+            "agent_blocked",
+            format!("agent {} is blocked; answer its prompt before sending another", p.target),
+        )
+        .into());
+    }
+    let mut pin = Pin::new(key, &info, &p.target);
+    let seq_before = info.state_change_seq;
+    let was_working = info.agent_status == AgentStatus::Working;
+    let target = pane_target(key, &info);
+    if agent == "copilot" {
+        send(shared, &target, WorkerRequest::SendText(FOCUS_IN.to_owned())).await?;
+    }
+    send(shared, &target, WorkerRequest::SendInput { text: Some(p.text), keys: Vec::new() }).await?;
+    tokio::time::sleep(PROMPT_ENTER_DELAY).await;
+    send(shared, &target, WorkerRequest::SendKeys(vec!["Enter".to_owned()])).await?;
+    let sent = Instant::now();
+    let Some(wait) = p.wait else {
+        return Ok(ApiResult::AgentPrompted { agent: Box::new(pin.probe(shared)?) });
+    };
+    let until = until_or_default(wait.until);
+    let limit = wait.timeout_ms.map(Duration::from_millis);
+    if !was_working {
+        activity_gate(shared, &mut pin, cursor, seq_before, limit, &p.target).await?;
+    }
+    let remaining = limit.map(|l| l.saturating_sub(sent.elapsed()));
+    // Replays from before the prompt, so a quick working → idle is not missed.
+    let goal = Goal { until: &until, transient: true, after_seq: Some(seq_before) };
+    let info = settle_within(shared, &mut pin, cursor, &goal, remaining).await?;
+    Ok(ApiResult::AgentPrompted { agent: Box::new(info) })
+}
+
+/// Waits up to `min(limit, 5 s)` for any effective state change after the prompt.
+async fn activity_gate(
+    shared: &Shared,
+    pin: &mut Pin,
+    cursor: u64,
+    seq_before: u64,
+    limit: Option<Duration>,
+    target: &str,
+) -> Result<(), ApiError> {
+    let gate = limit.map_or(PROMPT_ACTIVITY_GATE, |l| l.min(PROMPT_ACTIVITY_GATE));
+    let any = [
+        AgentStatus::Idle,
+        AgentStatus::Done,
+        AgentStatus::Working,
+        AgentStatus::Blocked,
+        AgentStatus::Unknown,
+    ];
+    let goal = Goal { until: &any, transient: false, after_seq: Some(seq_before) };
+    match settle_within(shared, pin, cursor, &goal, Some(gate)).await {
+        Ok(_) => Ok(()),
+        Err(e) if e.code == "timeout" && limit.is_none_or(|l| l > PROMPT_ACTIVITY_GATE) => {
+            let info = pin.probe(shared)?;
+            let status = serde_json::to_value(info.agent_status)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            Err(ApiError::new(
+                "agent_prompt_stalled",
+                format!(
+                    "agent {target} received the prompt but showed no observed state change within {} ms; \
+                     status is {status} and state_change_seq remained {}",
+                    gate.as_millis(),
+                    info.state_change_seq
+                ),
+            ))
+        }
+        Err(e) => Err(e),
+    }
+}

@@ -1,0 +1,184 @@
+//! Hook reports from integrations: `pane.report_agent`, `pane.report_agent_session`,
+//! `pane.release_agent`, `pane.clear_agent_authority`. The acceptance rules and arbitration are
+//! in `crate::agents`; these handlers parse, resolve the pane and apply the outcome. A report
+//! that the rules ignore (stale `seq`, conflicting agent, exited agent) still answers `ok`.
+
+use herdr_protocol::api::{AgentSessionRefKind, ApiError, ApiResult};
+use herdr_protocol::ipc::DetectedState;
+use serde::Deserialize;
+
+use super::envelope::{Failure, Request, params};
+use crate::agents::{Report, SessionReport};
+use crate::session::{Effects, PaneKey, Session};
+use crate::state::Shared;
+
+/// The reportable states (`PaneAgentState`): `done` is not one, herdr derives it.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum ReportedState {
+    Idle,
+    Working,
+    Blocked,
+    Unknown,
+}
+
+impl From<ReportedState> for DetectedState {
+    fn from(state: ReportedState) -> Self {
+        match state {
+            ReportedState::Idle => DetectedState::Idle,
+            ReportedState::Working => DetectedState::Working,
+            ReportedState::Blocked => DetectedState::Blocked,
+            ReportedState::Unknown => DetectedState::Unknown,
+        }
+    }
+}
+
+/// Longest accepted source id (as for metadata sources).
+const MAX_SOURCE_LEN: usize = 80;
+
+fn check_source(source: &str) -> Result<(), ApiError> {
+    let valid_chars = source.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '.' | '_' | '-'));
+    if source.is_empty() || source.len() > MAX_SOURCE_LEN || !valid_chars {
+        return Err(ApiError::invalid_request(format!(
+            "invalid source {source:?}: use 1 to {MAX_SOURCE_LEN} characters from A-Z a-z 0-9 : . _ -"
+        )));
+    }
+    Ok(())
+}
+
+fn check_agent(agent: &str) -> Result<(), ApiError> {
+    if agent.trim().is_empty() || agent.chars().any(char::is_control) {
+        return Err(ApiError::new("invalid_agent", format!("invalid agent label {agent:?}")));
+    }
+    Ok(())
+}
+
+/// The session ref of a report: the session id when given, else the session file path.
+fn session_ref(id: Option<String>, path: Option<String>) -> Option<(AgentSessionRefKind, String)> {
+    let clean = |v: Option<String>| v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+    clean(id)
+        .map(|id| (AgentSessionRefKind::Id, id))
+        .or_else(|| clean(path).map(|path| (AgentSessionRefKind::Path, path)))
+}
+
+/// Resolves `pane_id`, runs `change` on the session and applies its effects.
+fn on_pane(
+    shared: &Shared,
+    pane_id: &str,
+    change: impl FnOnce(&mut Session, PaneKey) -> Effects,
+) -> Result<ApiResult, Failure> {
+    let effects = {
+        let mut session = shared.session();
+        let key = session.resolve_pane(pane_id)?;
+        change(&mut session, key)
+    };
+    shared.apply(effects);
+    Ok(ApiResult::Ok)
+}
+
+#[derive(Deserialize)]
+struct ReportAgentParams {
+    pane_id: String,
+    source: String,
+    agent: String,
+    state: ReportedState,
+    message: Option<String>,
+    seq: Option<u64>,
+    agent_session_id: Option<String>,
+    agent_session_path: Option<String>,
+}
+
+pub async fn report_agent(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+    let p: ReportAgentParams = params(req)?;
+    check_source(&p.source)?;
+    check_agent(&p.agent)?;
+    let report = Report {
+        source: p.source,
+        agent: p.agent,
+        state: p.state.into(),
+        message: p.message,
+        seq: p.seq,
+        session: session_ref(p.agent_session_id, p.agent_session_path),
+    };
+    on_pane(shared, &p.pane_id, |s, key| s.agent_report(key, report))
+}
+
+#[derive(Deserialize)]
+struct ReportSessionParams {
+    pane_id: String,
+    source: String,
+    agent: String,
+    seq: Option<u64>,
+    agent_session_id: Option<String>,
+    agent_session_path: Option<String>,
+}
+
+pub async fn report_agent_session(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+    let p: ReportSessionParams = params(req)?;
+    check_source(&p.source)?;
+    check_agent(&p.agent)?;
+    let report = SessionReport {
+        source: p.source,
+        agent: p.agent,
+        seq: p.seq,
+        session: session_ref(p.agent_session_id, p.agent_session_path),
+    };
+    on_pane(shared, &p.pane_id, |s, key| s.agent_report_session(key, report))
+}
+
+#[derive(Deserialize)]
+struct ReleaseParams {
+    pane_id: String,
+    source: String,
+    agent: String,
+    seq: Option<u64>,
+}
+
+pub async fn release_agent(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+    let p: ReleaseParams = params(req)?;
+    check_source(&p.source)?;
+    check_agent(&p.agent)?;
+    on_pane(shared, &p.pane_id, |s, key| s.agent_release(key, &p.source, &p.agent, p.seq))
+}
+
+#[derive(Deserialize)]
+struct ClearParams {
+    pane_id: String,
+    source: Option<String>,
+    seq: Option<u64>,
+}
+
+pub async fn clear_agent_authority(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+    let p: ClearParams = params(req)?;
+    if let Some(source) = &p.source {
+        check_source(source)?;
+    }
+    on_pane(shared, &p.pane_id, |s, key| s.agent_clear_authority(key, p.source.as_deref(), p.seq))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_are_checked() {
+        assert!(check_source("herdr:pi").is_ok());
+        assert!(check_source("custom:my-agent.v2").is_ok());
+        assert!(check_source("").is_err());
+        assert!(check_source("has space").is_err());
+        assert!(check_source(&"x".repeat(81)).is_err());
+    }
+
+    #[test]
+    fn session_refs_prefer_the_id() {
+        assert_eq!(
+            session_ref(Some("abc".into()), Some("/p".into())),
+            Some((AgentSessionRefKind::Id, "abc".into()))
+        );
+        assert_eq!(
+            session_ref(Some(" ".into()), Some("/p".into())),
+            Some((AgentSessionRefKind::Path, "/p".into()))
+        );
+        assert_eq!(session_ref(None, None), None);
+    }
+}
