@@ -6,6 +6,7 @@
 
 mod agents;
 pub mod api;
+mod clients;
 pub mod config;
 mod hub;
 pub mod keymap;
@@ -27,7 +28,7 @@ pub use server::run;
 pub struct ServerConfig {
     /// The JSON API socket (`herdr.sock`).
     pub api_socket: PathBuf,
-    /// The binary client socket (`herdr-client.sock`); bound by the terminal UI work.
+    /// The binary client socket (`herdr-client.sock`) terminal clients attach through.
     pub client_socket: PathBuf,
     /// `None` for the default session.
     pub session_name: Option<String>,

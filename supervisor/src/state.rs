@@ -10,6 +10,7 @@ use tokio::sync::{oneshot, watch};
 
 use crate::ServerConfig;
 use crate::api::envelope::Failure;
+use crate::clients::Screens;
 use crate::hub::Hub;
 use crate::session::{Effects, HandleError, PaneKey, Session, SpawnRequest};
 use crate::workers::{self, Launch, PaneHandle, PaneObserver, Registry};
@@ -24,6 +25,8 @@ pub struct Shared {
     session: Mutex<Session>,
     panes: Mutex<Registry>,
     pub hub: Hub,
+    /// Mirrored pane grids for the terminal clients' frames.
+    pub screens: Screens,
     next_request: AtomicU64,
     shutdown: watch::Sender<bool>,
     me: Weak<Shared>,
@@ -38,6 +41,7 @@ impl Shared {
             session: Mutex::new(Session::new(HEADLESS_COLS, HEADLESS_ROWS)),
             panes: Mutex::new(Registry::default()),
             hub: Hub::new(),
+            screens: Screens::default(),
             next_request: AtomicU64::new(1),
             shutdown: watch::channel(false).0,
             me: me.clone(),

@@ -3,7 +3,7 @@
 use herdr_protocol::api::{ApiError, ApiResult};
 
 use super::envelope::{Failure, Request};
-use super::{agents, events, hooks, panes, server_methods};
+use super::{agents, events, hooks, integrations, panes, server_methods};
 use crate::state::Shared;
 
 /// Methods that may hold the connection open for a long time; they are abandoned when the
@@ -43,6 +43,9 @@ pub async fn dispatch(shared: &Shared, req: &Request) -> Result<ApiResult, Failu
         "agent.view.set" => agents::view_set(shared, req).await,
         "agent.view.clear" => agents::view_clear(shared, req).await,
         "server.reload_agent_manifests" => agents::reload_manifests(shared, req).await,
+        "integration.list" => integrations::list(req),
+        "integration.install" => integrations::install(req),
+        "integration.uninstall" => integrations::uninstall(req),
         method => match shared.session_call(method, req.params.clone()).await {
             Some(outcome) => outcome,
             None => Err(ApiError::new("not_implemented", format!("{method} is not implemented yet")).into()),

@@ -6,6 +6,7 @@ pub mod dispatch;
 pub mod envelope;
 mod events;
 mod hooks;
+mod integrations;
 mod methods;
 mod panes;
 mod server_methods;
