@@ -9,7 +9,7 @@ use tokio::task::JoinSet;
 use crate::api::transport;
 use crate::socket::{self, SocketIdentity};
 use crate::state::Shared;
-use crate::{ServerConfig, reaper};
+use crate::{ServerConfig, clients, reaper};
 
 /// Runs a supervisor until `server.stop`, SIGTERM or SIGINT. Blocks the calling thread.
 pub fn run(config: ServerConfig) -> anyhow::Result<()> {
@@ -25,10 +25,13 @@ pub fn run(config: ServerConfig) -> anyhow::Result<()> {
 async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     let listener = socket::bind(&config.api_socket)?;
     let identity = SocketIdentity::of(&config.api_socket);
+    let client_listener = socket::bind(&config.client_socket)?;
+    let client_identity = SocketIdentity::of(&config.client_socket);
     log::info!("herdr supervisor listening on {}", config.api_socket.display());
     let shared = Shared::new(config);
     tokio::spawn(reaper::reap_forever());
     spawn_signal_watch(&shared)?;
+    tokio::spawn(clients::serve(shared.clone(), client_listener));
 
     let mut stop = shared.shutdown_signal();
     loop {
@@ -44,6 +47,7 @@ async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     }
     drop(listener);
     identity.remove_if_owned();
+    client_identity.remove_if_owned();
     close_all_panes(&shared).await;
     reaper::reap_remaining(std::time::Duration::from_secs(2)).await;
     log::info!("herdr supervisor stopped");

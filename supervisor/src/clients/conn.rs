@@ -1,0 +1,275 @@
+//! One attached client's connection: the handshake, then input. Bytes go through the client's
+//! own decoder and keymap; keys the keymap passes through are written to the focused pane,
+//! actions become session methods. Painting is the paint task's job ([`super::paint`]), which
+//! owns the write half.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use herdr_protocol::client::{ClientToServer, ServerToClient, ShutdownReason, check_hello_version};
+use herdr_protocol::ipc::{FrameDecoder, WorkerRequest, encode_frame};
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::UnixStream;
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+
+use super::Hub;
+use super::actions::{self, Step};
+use super::paint::{self, View};
+use super::registry::ClientId;
+use crate::keymap::{Action, InputDecoder, InputEvent, Keymap, Mode, Outcome};
+use crate::render::ModeBadge;
+use crate::socket::peer_is_same_user;
+
+/// The client's `Hello` must arrive within this long.
+pub(super) const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
+/// A client that does not take a frame within this long is dropped.
+pub(super) const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+/// A lone ESC with nothing after it for this long is the Esc key.
+const ESCAPE_TIMEOUT: Duration = Duration::from_millis(25);
+/// After the connection ends, how long the paint task may take to say goodbye.
+const FAREWELL_TIMEOUT: Duration = Duration::from_secs(2);
+
+pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
+    if !peer_is_same_user(&stream) {
+        log::warn!("refused a terminal client from another user");
+        return;
+    }
+    let (mut reader, mut writer) = stream.into_split();
+    let mut frames = FrameDecoder::new();
+    let hello = tokio::time::timeout(HANDSHAKE_TIMEOUT, read_message(&mut reader, &mut frames)).await;
+    let Ok(Some(ClientToServer::Hello { version, cols, rows, encoding })) = hello else {
+        let error = "the first message of a terminal client must be Hello".to_owned();
+        let _ = write_message(&mut writer, &ServerToClient::Welcome { version: 0, error: Some(error) }).await;
+        return;
+    };
+    match check_hello_version(version) {
+        Ok(welcome) => {
+            if write_message(&mut writer, &welcome).await.is_err() {
+                return;
+            }
+        }
+        Err(refusal) => {
+            log::info!("refused a terminal client speaking client protocol {version}");
+            let _ = write_message(&mut writer, &refusal).await;
+            return;
+        }
+    }
+    ensure_workspace(&hub).await;
+    let (id, attached) = {
+        let mut registry = hub.registry();
+        (registry.join(), registry.count())
+    };
+    hub.foreground_changed();
+    log::info!("terminal client {id} attached ({cols}x{rows}, {encoding:?}; {attached} attached)");
+    let collapsed = hub.config.ui.sidebar_start_collapsed;
+    let (view, view_rx) =
+        watch::channel(View { cols, rows, mode: ModeBadge::Terminal, sidebar_collapsed: collapsed });
+    let (control, control_rx) = mpsc::unbounded_channel();
+    let mut paint = tokio::spawn(paint::run(hub.clone(), id, encoding, view_rx, control_rx, writer));
+    let mut conn = Connection {
+        hub: hub.clone(),
+        id,
+        view,
+        keymap: Keymap::new(hub.config.bindings().clone()),
+        decoder: InputDecoder::new(),
+    };
+    let end = conn.read_loop(reader, frames, &mut paint).await;
+    if let ReadEnd::Close(reason) = &end {
+        let _ = control.send(ServerToClient::Shutdown { reason: reason.clone() });
+    }
+    drop(control);
+    if !matches!(end, ReadEnd::PaintEnded) {
+        let _ = tokio::time::timeout(FAREWELL_TIMEOUT, paint).await;
+    }
+    if hub.registry().leave(id) {
+        hub.foreground_changed();
+    }
+    log::info!("terminal client {id} left ({end:?})");
+}
+
+/// A client attaching to an empty session gets a first workspace, as a fresh `herdr` does.
+async fn ensure_workspace(hub: &Hub) {
+    let empty = hub.shared.session().snapshot().workspaces.is_empty();
+    if empty && let Some(Err(e)) = hub.shared.session_call("workspace.create", json!({ "focus": true })).await
+    {
+        log::warn!("could not create the first workspace for a client: {e:?}");
+    }
+}
+
+#[derive(Debug)]
+enum ReadEnd {
+    /// The client hung up (or its socket failed).
+    Gone,
+    /// The paint task ended (server stopping, the client stopped reading).
+    PaintEnded,
+    /// Close with this reason (detach, protocol error).
+    Close(ShutdownReason),
+}
+
+struct Connection {
+    hub: Arc<Hub>,
+    id: ClientId,
+    view: watch::Sender<View>,
+    keymap: Keymap,
+    decoder: InputDecoder,
+}
+
+impl Connection {
+    async fn read_loop(
+        &mut self,
+        mut reader: OwnedReadHalf,
+        mut frames: FrameDecoder,
+        paint: &mut JoinHandle<()>,
+    ) -> ReadEnd {
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            loop {
+                match frames.next_frame::<ClientToServer>() {
+                    Ok(Some(msg)) => {
+                        if let Some(end) = self.handle(msg).await {
+                            return end;
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(e) => return ReadEnd::Close(ShutdownReason::ProtocolError(e.to_string())),
+                }
+            }
+            let pending_escape = self.decoder.has_pending();
+            tokio::select! {
+                read = reader.read(&mut buf) => match read {
+                    Ok(0) | Err(_) => return ReadEnd::Gone,
+                    Ok(n) => frames.push(&buf[..n]),
+                },
+                () = tokio::time::sleep(ESCAPE_TIMEOUT), if pending_escape => {
+                    let events = self.decoder.flush();
+                    if let Some(end) = self.events(events).await {
+                        return end;
+                    }
+                }
+                _ = &mut *paint => return ReadEnd::PaintEnded,
+            }
+        }
+    }
+
+    async fn handle(&mut self, msg: ClientToServer) -> Option<ReadEnd> {
+        match msg {
+            ClientToServer::Hello { .. } => {
+                Some(ReadEnd::Close(ShutdownReason::ProtocolError("Hello was sent twice".to_owned())))
+            }
+            ClientToServer::Input(bytes) => {
+                if self.hub.registry().touch(self.id) {
+                    self.hub.foreground_changed();
+                }
+                let events = self.decoder.feed(&bytes);
+                self.events(events).await
+            }
+            ClientToServer::Resize { cols, rows } => {
+                self.view.send_if_modified(|v| {
+                    let changed = (v.cols, v.rows) != (cols, rows);
+                    (v.cols, v.rows) = (cols, rows);
+                    changed
+                });
+                None
+            }
+            ClientToServer::Detach => Some(ReadEnd::Close(ShutdownReason::Detached)),
+        }
+    }
+
+    async fn events(&mut self, events: Vec<InputEvent>) -> Option<ReadEnd> {
+        for event in events {
+            let terminal = self.keymap.mode() == Mode::Terminal;
+            match event {
+                InputEvent::Key(key) => {
+                    for outcome in self.keymap.handle_key(&key) {
+                        if let Some(end) = self.outcome(outcome).await {
+                            return Some(end);
+                        }
+                    }
+                }
+                InputEvent::Paste(bytes) if terminal => {
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
+                    self.to_focused_pane(WorkerRequest::SendInput { text: Some(text), keys: Vec::new() });
+                }
+                InputEvent::Unknown(bytes) if terminal => self.forward(&bytes),
+                // Mouse, focus reports and input outside terminal mode: not built yet.
+                _ => {}
+            }
+        }
+        None
+    }
+
+    async fn outcome(&mut self, outcome: Outcome) -> Option<ReadEnd> {
+        match outcome {
+            Outcome::Forward(bytes) => self.forward(&bytes),
+            Outcome::Action(Action::ModeChanged(mode)) => {
+                let badge = match mode {
+                    Mode::Terminal => ModeBadge::Terminal,
+                    Mode::Prefix => ModeBadge::Prefix,
+                    Mode::Navigate => ModeBadge::Navigate,
+                    Mode::Resize => ModeBadge::Resize,
+                };
+                self.view.send_if_modified(|v| std::mem::replace(&mut v.mode, badge) != badge);
+            }
+            Outcome::Action(action) => return self.run(&action).await,
+            Outcome::Ignored => {}
+        }
+        None
+    }
+
+    async fn run(&mut self, action: &Action) -> Option<ReadEnd> {
+        let snapshot = self.hub.shared.session().snapshot();
+        match actions::plan(action, &snapshot) {
+            Step::Call(method, params) => {
+                if let Some(Err(e)) = self.hub.shared.session_call(method, params).await {
+                    log::debug!("{action:?} ({method}) failed: {e:?}");
+                }
+            }
+            Step::Detach => return Some(ReadEnd::Close(ShutdownReason::Detached)),
+            Step::ToggleSidebar => self.view.send_modify(|v| v.sidebar_collapsed = !v.sidebar_collapsed),
+            Step::NotBuilt => log::debug!("{action:?} is not built yet"),
+            Step::Nothing => {}
+        }
+        None
+    }
+
+    /// Key bytes to the focused pane's program. The worker link carries text, so bytes that
+    /// are not UTF-8 (8-bit meta keys) lose their invalid parts.
+    fn forward(&self, bytes: &[u8]) {
+        self.to_focused_pane(WorkerRequest::SendText(String::from_utf8_lossy(bytes).into_owned()));
+    }
+
+    fn to_focused_pane(&self, request: WorkerRequest) {
+        let shared = &self.hub.shared;
+        let focused = shared.session().focused_pane();
+        if let Some(handle) = focused.and_then(|key| shared.pane_handle(key)) {
+            handle.notify(shared.next_request_id(), request);
+        }
+    }
+}
+
+/// Reads until one whole message has arrived; `None` on EOF or garbage.
+async fn read_message(reader: &mut OwnedReadHalf, frames: &mut FrameDecoder) -> Option<ClientToServer> {
+    let mut buf = [0u8; 4096];
+    loop {
+        if let Some(msg) = frames.next_frame::<ClientToServer>().ok()? {
+            return Some(msg);
+        }
+        let n = reader.read(&mut buf).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        frames.push(&buf[..n]);
+    }
+}
+
+/// Writes one message, giving up on a client that does not read within [`WRITE_TIMEOUT`].
+pub(super) async fn write_message(writer: &mut OwnedWriteHalf, msg: &ServerToClient) -> std::io::Result<()> {
+    let bytes = encode_frame(msg).map_err(std::io::Error::other)?;
+    match tokio::time::timeout(WRITE_TIMEOUT, writer.write_all(&bytes)).await {
+        Ok(result) => result,
+        Err(_) => Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the client stopped reading")),
+    }
+}

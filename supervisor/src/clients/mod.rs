@@ -1,0 +1,144 @@
+//! Terminal clients on `herdr-client.sock`: the listener, one connection task per attached
+//! client (handshake, input through the keymap into session methods and pane input), and one
+//! paint task per client that composes that client's frame at its own size, diffs it against
+//! what the client last received and sends the difference.
+//!
+//! Not here: composition and diffing themselves (pure, in [`crate::render`]), key decoding and
+//! modes ([`crate::keymap`]), the layout model ([`crate::session`]). Mouse, copy mode, dialogs and
+//! notifications are not built yet: those inputs are dropped.
+//!
+//! Pane contents: [`Screens`] mirrors each visible pane's grid keyed by [`PaneKey`]. Nothing fills
+//! it yet (worker damage arrives with a later link version), so panes render blank; whoever
+//! stores a grid calls [`Screens::set_grid`], which wakes every paint task.
+//!
+//! Sizes: the foreground client (the last one to type, or the newest) decides the session's
+//! layout area, which is its frame's pane area. When it leaves, the most recently active
+//! remaining client takes over; with none left the area stays as it was (programs are not
+//! resized behind a detached user's back).
+
+mod actions;
+mod conn;
+mod paint;
+mod registry;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use herdr_protocol::grid::PaneGrid;
+use herdr_protocol::paths::{self, PathEnv};
+use tokio::net::UnixListener;
+use tokio::sync::watch;
+
+use crate::config::{self, Config};
+use crate::session::PaneKey;
+use crate::state::Shared;
+
+use registry::Registry;
+
+/// Mirrored pane grids and the "something on screen changed" signal.
+#[derive(Debug)]
+pub struct Screens {
+    grids: Mutex<HashMap<PaneKey, PaneGrid>>,
+    dirty: watch::Sender<u64>,
+}
+
+impl Default for Screens {
+    fn default() -> Self {
+        Screens { grids: Mutex::new(HashMap::new()), dirty: watch::channel(0).0 }
+    }
+}
+
+impl Screens {
+    fn grids(&self) -> MutexGuard<'_, HashMap<PaneKey, PaneGrid>> {
+        self.grids.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Stores a pane's current grid and wakes the paint tasks.
+    pub fn set_grid(&self, key: PaneKey, grid: PaneGrid) {
+        self.grids().insert(key, grid);
+        self.mark_dirty();
+    }
+
+    /// Forgets a closed pane's grid.
+    pub fn remove(&self, key: PaneKey) {
+        if self.grids().remove(&key).is_some() {
+            self.mark_dirty();
+        }
+    }
+
+    /// Wakes every paint task: something visible may have changed outside the event hub.
+    pub fn mark_dirty(&self) {
+        self.dirty.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    fn watch(&self) -> watch::Receiver<u64> {
+        self.dirty.subscribe()
+    }
+
+    /// Copies of the grids of `panes` (`(key, public pane id)`), keyed by public pane id as the
+    /// view model wants them.
+    fn by_pane_id(&self, panes: &[(PaneKey, String)]) -> HashMap<String, PaneGrid> {
+        let grids = self.grids();
+        panes.iter().filter_map(|(key, id)| grids.get(key).map(|grid| (id.clone(), grid.clone()))).collect()
+    }
+}
+
+/// What every client connection shares: the supervisor, the client registry and the UI config.
+#[derive(Debug)]
+struct Hub {
+    shared: Arc<Shared>,
+    registry: Mutex<Registry>,
+    /// Bumped when the foreground client changes, so the new one's paint task claims the area.
+    foreground: watch::Sender<u64>,
+    config: Config,
+}
+
+impl Hub {
+    fn registry(&self) -> MutexGuard<'_, Registry> {
+        self.registry.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn foreground_changed(&self) {
+        self.foreground.send_modify(|n| *n = n.wrapping_add(1));
+    }
+}
+
+/// `config.toml` of the user's config dir; problems are logged and never fatal.
+fn load_config() -> Config {
+    let env = PathEnv::from_process_env();
+    let dir = paths::config_dir(
+        env.xdg_config_home.as_deref().map(std::path::Path::new),
+        env.home.as_deref().map(std::path::Path::new),
+    );
+    let Ok(dir) = dir else { return Config::default() };
+    let (config, diagnostics) = config::load(&dir.join("config.toml"));
+    for diagnostic in diagnostics {
+        log::warn!("config: {diagnostic}");
+    }
+    config
+}
+
+/// Accepts terminal clients on `listener` until the supervisor shuts down.
+pub async fn serve(shared: Arc<Shared>, listener: UnixListener) {
+    let hub = Arc::new(Hub {
+        shared: shared.clone(),
+        registry: Mutex::new(Registry::default()),
+        foreground: watch::channel(0).0,
+        config: load_config(),
+    });
+    let mut stop = shared.shutdown_signal();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    tokio::spawn(conn::serve(hub.clone(), stream));
+                }
+                Err(e) => log::warn!("client accept failed: {e}"),
+            },
+            _ = stop.wait_for(|stopping| *stopping) => break,
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! One client's paint task: composes the client's frame whenever something it shows may have
+//! changed (a hub event, a pane grid, its own size or mode, the foreground moving), at most one
+//! paint per [`FRAME_INTERVAL`], diffs it against the frame the client last received and writes
+//! the difference. Only the latest state is ever composed, so a slow client skips intermediate
+//! frames instead of queueing them; an unchanged frame sends nothing at all.
+//!
+//! The foreground client's task also keeps the session sized to its frame: the layout area is
+//! its pane area, and each visible pane's program gets its content size (the pane box minus
+//! borders, see [`FrameLayout::pane_content_sizes`]).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use herdr_protocol::api::SessionSnapshot;
+use herdr_protocol::client::{Encoding, ServerToClient, ShutdownReason};
+use herdr_protocol::ipc::WorkerRequest;
+use tokio::net::unix::OwnedWriteHalf;
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+
+use super::Hub;
+use super::conn::write_message;
+use super::registry::ClientId;
+use crate::render::{Frame, FrameLayout, ModeBadge, ViewModel, compose, diff_frames};
+use crate::session::PaneKey;
+use crate::state::Shared;
+
+/// At most one paint per this long (about 120 per second).
+pub(super) const FRAME_INTERVAL: Duration = Duration::from_millis(8);
+
+/// What one client looks at: its terminal size and its own presentation state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct View {
+    pub cols: u16,
+    pub rows: u16,
+    pub mode: ModeBadge,
+    pub sidebar_collapsed: bool,
+}
+
+/// A pane's size as the model has it and the content size sent to its worker on top.
+type SentSizes = HashMap<PaneKey, ((u16, u16), (u16, u16))>;
+
+pub(super) async fn run(
+    hub: Arc<Hub>,
+    id: ClientId,
+    encoding: Encoding,
+    mut view: watch::Receiver<View>,
+    mut control: mpsc::UnboundedReceiver<ServerToClient>,
+    mut writer: OwnedWriteHalf,
+) {
+    let shared = hub.shared.clone();
+    let mut events = shared.hub.watch();
+    let mut dirty = shared.screens.watch();
+    let mut foreground = hub.foreground.subscribe();
+    let mut stop = shared.shutdown_signal();
+    let mut last: Option<Frame> = None;
+    let mut last_paint: Option<Instant> = None;
+    let mut sent_sizes = SentSizes::new();
+    let mut needs_paint = true;
+    loop {
+        if needs_paint {
+            if let Some(at) = last_paint {
+                tokio::time::sleep_until(at + FRAME_INTERVAL).await;
+            }
+            // Everything up to here is in this paint; later changes wake the loop again.
+            events.borrow_and_update();
+            dirty.borrow_and_update();
+            foreground.borrow_and_update();
+            let current = *view.borrow_and_update();
+            let frame = paint_frame(&hub, id, current, &mut sent_sizes);
+            if let Some(update) = diff_frames(last.as_ref(), &frame) {
+                let msg = match encoding {
+                    Encoding::CellDiff => ServerToClient::Frame(update),
+                    Encoding::Ansi => ServerToClient::Ansi(update.to_ansi()),
+                };
+                if write_message(&mut writer, &msg).await.is_err() {
+                    return;
+                }
+                last_paint = Some(Instant::now());
+            }
+            last = Some(frame);
+            needs_paint = false;
+        }
+        tokio::select! {
+            msg = control.recv() => {
+                let Some(msg) = msg else { return };
+                let closing = matches!(msg, ServerToClient::Shutdown { .. });
+                if write_message(&mut writer, &msg).await.is_err() || closing {
+                    return;
+                }
+            }
+            changed = view.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                needs_paint = true;
+            }
+            _ = events.changed() => needs_paint = true,
+            _ = dirty.changed() => needs_paint = true,
+            _ = foreground.changed() => needs_paint = true,
+            () = stopped(&mut stop) => {
+                let bye = ServerToClient::Shutdown { reason: ShutdownReason::ServerStopping };
+                let _ = write_message(&mut writer, &bye).await;
+                return;
+            }
+        }
+    }
+}
+
+/// Resolves once the supervisor is shutting down (the guard `wait_for` returns is not `Send`).
+async fn stopped(stop: &mut watch::Receiver<bool>) {
+    let _ = stop.wait_for(|stopping| *stopping).await;
+}
+
+/// Composes the client's frame; for the foreground client, first makes the session's area and
+/// the visible programs' sizes match it.
+fn paint_frame(hub: &Hub, id: ClientId, view: View, sent_sizes: &mut SentSizes) -> Frame {
+    let shared = &hub.shared;
+    let (snapshot, panes) = capture(shared);
+    let frame = compose_view(hub, view, &snapshot, &panes);
+    if !hub.registry().is_foreground(id) {
+        return frame;
+    }
+    let area = frame.layout.pane_area;
+    let resized = {
+        let mut session = shared.session();
+        let usable = area.width >= 2 && area.height >= 2;
+        (usable && session.area() != (area.width, area.height))
+            .then(|| session.set_area(area.width, area.height))
+    };
+    let (frame, snapshot, panes) = match resized {
+        Some(effects) => {
+            shared.apply(effects);
+            let (snapshot, panes) = capture(shared);
+            (compose_view(hub, view, &snapshot, &panes), snapshot, panes)
+        }
+        None => (frame, snapshot, panes),
+    };
+    size_programs(shared, &frame.layout, &snapshot, &panes, sent_sizes);
+    frame
+}
+
+/// The session as it is now, and each placed pane's key with its public id.
+fn capture(shared: &Shared) -> (SessionSnapshot, Vec<(PaneKey, String)>) {
+    let session = shared.session();
+    let panes = session
+        .pane_keys()
+        .into_iter()
+        .filter_map(|key| session.pane_ids(key).map(|(_, _, pane)| (key, pane)))
+        .collect();
+    (session.snapshot(), panes)
+}
+
+fn compose_view(hub: &Hub, view: View, snapshot: &SessionSnapshot, panes: &[(PaneKey, String)]) -> Frame {
+    let grids = hub.shared.screens.by_pane_id(panes);
+    let model = ViewModel::from_snapshot(snapshot, &grids, view.mode);
+    let options = hub.config.ui.render_options(view.sidebar_collapsed);
+    compose(&model, &options, hub.config.theme(), view.cols, view.rows)
+}
+
+/// The model sizes each pane to its whole box; with borders the program sees one cell less on
+/// every side, so the visible panes' workers get their content size on top of the model's
+/// resize. Sent once per model size.
+fn size_programs(
+    shared: &Shared,
+    layout: &FrameLayout,
+    snapshot: &SessionSnapshot,
+    panes: &[(PaneKey, String)],
+    sent_sizes: &mut SentSizes,
+) {
+    let Some(tab) = snapshot.layouts.iter().find(|l| Some(&l.tab_id) == snapshot.focused_tab_id.as_ref())
+    else {
+        return;
+    };
+    for (pane_id, cols, rows) in layout.pane_content_sizes(tab) {
+        let Some(key) = panes.iter().find(|(_, id)| *id == pane_id).map(|(key, _)| *key) else { continue };
+        let Some(rect) = tab.panes.iter().find(|p| p.pane_id == pane_id).map(|p| p.rect) else { continue };
+        let model = (rect.width, rect.height);
+        let wanted = ((model), (cols, rows));
+        if model == (cols, rows) || cols == 0 || rows == 0 || sent_sizes.get(&key) == Some(&wanted) {
+            continue;
+        }
+        if let Some(handle) = shared.pane_handle(key) {
+            handle.notify(shared.next_request_id(), WorkerRequest::Resize { cols, rows });
+            sent_sizes.insert(key, wanted);
+        }
+    }
+}

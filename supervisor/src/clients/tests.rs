@@ -1,0 +1,119 @@
+//! Pure parts of the client runtime: foreground election and what actions do.
+
+use herdr_protocol::api::{PaneDirection, SessionSnapshot};
+use serde_json::json;
+
+use super::actions::{Step, plan};
+use super::registry::Registry;
+use crate::keymap::Action;
+use crate::session::Session;
+
+#[test]
+fn the_newest_client_is_foreground_until_another_types() {
+    let mut registry = Registry::default();
+    let a = registry.join();
+    assert!(registry.is_foreground(a));
+    let b = registry.join();
+    assert!(registry.is_foreground(b) && !registry.is_foreground(a));
+    assert!(registry.touch(a), "typing in a background client promotes it");
+    assert!(!registry.touch(a), "typing again changes nothing");
+    assert!(registry.is_foreground(a));
+    assert_eq!(registry.count(), 2);
+}
+
+#[test]
+fn when_the_foreground_client_leaves_the_most_recently_active_one_takes_over() {
+    let mut registry = Registry::default();
+    let a = registry.join();
+    let b = registry.join();
+    let c = registry.join();
+    registry.touch(a);
+    registry.touch(c);
+    assert!(!registry.leave(b), "a background client leaving moves nothing");
+    assert!(registry.leave(c));
+    assert!(registry.is_foreground(a));
+    assert!(registry.leave(a));
+    assert_eq!(registry.count(), 0);
+    assert!(!registry.is_foreground(a));
+}
+
+/// A session with one workspace of two tabs, the second split in two.
+fn session() -> SessionSnapshot {
+    let mut session = Session::new(120, 40);
+    let run = |session: &mut Session, method: &str, params: serde_json::Value| {
+        session.handle(method, params).expect("a session method").expect("succeeds");
+    };
+    run(&mut session, "workspace.create", json!({ "focus": true }));
+    let workspace = session.snapshot().focused_workspace_id.expect("a workspace");
+    run(&mut session, "tab.create", json!({ "workspace_id": workspace, "focus": true }));
+    let pane = session.snapshot().focused_pane_id.expect("the new tab's pane");
+    run(&mut session, "pane.split", json!({ "target_pane_id": pane, "direction": "right", "focus": true }));
+    session.snapshot()
+}
+
+#[test]
+fn pane_actions_target_the_focused_pane() {
+    let snapshot = session();
+    let pane = snapshot.focused_pane_id.clone().expect("a focused pane");
+    assert_eq!(
+        plan(&Action::SplitVertical, &snapshot),
+        Step::Call("pane.split", json!({ "target_pane_id": pane, "direction": "right", "focus": true }))
+    );
+    assert_eq!(
+        plan(&Action::SplitHorizontal, &snapshot),
+        Step::Call("pane.split", json!({ "target_pane_id": pane, "direction": "down", "focus": true }))
+    );
+    assert_eq!(
+        plan(&Action::FocusPane(PaneDirection::Left), &snapshot),
+        Step::Call("pane.focus_direction", json!({ "pane_id": pane, "direction": "left" }))
+    );
+    assert_eq!(plan(&Action::Zoom, &snapshot), Step::Call("pane.zoom", json!({ "pane_id": pane })));
+    assert_eq!(plan(&Action::ClosePane, &snapshot), Step::Call("pane.close", json!({ "pane_id": pane })));
+    assert_eq!(
+        plan(&Action::Resize(PaneDirection::Down), &snapshot),
+        Step::Call("pane.resize", json!({ "pane_id": pane, "direction": "down" }))
+    );
+}
+
+#[test]
+fn tab_actions_wrap_around_the_focused_workspace_tabs() {
+    let snapshot = session();
+    let tabs: Vec<String> = snapshot.tabs.iter().map(|t| t.tab_id.clone()).collect();
+    assert_eq!(tabs.len(), 2);
+    assert_eq!(snapshot.focused_tab_id.as_ref(), Some(&tabs[1]));
+    let focus = |tab: &str| Step::Call("tab.focus", json!({ "tab_id": tab }));
+    assert_eq!(plan(&Action::NextTab, &snapshot), focus(&tabs[0]));
+    assert_eq!(plan(&Action::PreviousTab, &snapshot), focus(&tabs[0]));
+    assert_eq!(plan(&Action::SwitchTab(1), &snapshot), focus(&tabs[0]));
+    assert_eq!(plan(&Action::SwitchTab(2), &snapshot), Step::Nothing, "already there");
+    assert_eq!(plan(&Action::SwitchTab(9), &snapshot), Step::Nothing, "no such tab");
+    assert_eq!(
+        plan(&Action::NewTab, &snapshot),
+        Step::Call("tab.create", json!({ "workspace_id": snapshot.focused_workspace_id, "focus": true }))
+    );
+}
+
+#[test]
+fn cycling_panes_follows_layout_order() {
+    let snapshot = session();
+    let layout = snapshot.layouts.iter().find(|l| Some(&l.tab_id) == snapshot.focused_tab_id.as_ref());
+    let ids: Vec<String> = layout.expect("layout").panes.iter().map(|p| p.pane_id.clone()).collect();
+    assert_eq!(ids.len(), 2);
+    let other = ids.iter().find(|id| Some(*id) != snapshot.focused_pane_id.as_ref()).expect("another pane");
+    assert_eq!(
+        plan(&Action::CyclePane { forward: true }, &snapshot),
+        Step::Call("pane.focus", json!({ "pane_id": other }))
+    );
+}
+
+#[test]
+fn client_side_actions_and_unbuilt_ones() {
+    let snapshot = session();
+    assert_eq!(plan(&Action::Detach, &snapshot), Step::Detach);
+    assert_eq!(plan(&Action::ToggleSidebar, &snapshot), Step::ToggleSidebar);
+    assert_eq!(plan(&Action::CopyMode, &snapshot), Step::NotBuilt);
+    assert_eq!(plan(&Action::NextWorkspace, &snapshot), Step::Nothing, "only one workspace");
+    let empty = Session::new(120, 40).snapshot();
+    assert_eq!(plan(&Action::SplitVertical, &empty), Step::Nothing);
+    assert_eq!(plan(&Action::Detach, &empty), Step::Detach);
+}
