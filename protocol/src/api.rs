@@ -14,8 +14,8 @@ mod results;
 pub use error::ApiError;
 pub use events::Event;
 pub use records::{
-    AgentInfo, AgentSessionInfo, AgentSessionRefKind, AgentStatus, LayoutDescription, LayoutNode,
-    PaneDirection, PaneInfo, PaneLayoutPane, PaneLayoutRect, PaneLayoutSnapshot, PaneLayoutSplit,
+    AgentInfo, AgentManifestInfo, AgentSessionInfo, AgentSessionRefKind, AgentStatus, LayoutDescription,
+    LayoutNode, PaneDirection, PaneInfo, PaneLayoutPane, PaneLayoutRect, PaneLayoutSnapshot, PaneLayoutSplit,
     PaneProcessInfo, PaneProcessInfoProcess, PaneReadResult, PaneScrollInfo, ReadFormat, ReadSource,
     SessionSnapshot, SplitDirection, TabInfo, WorkspaceInfo, WorkspaceWorktreeInfo,
 };

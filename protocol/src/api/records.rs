@@ -195,6 +195,31 @@ pub struct AgentInfo {
     pub revision: u64,
 }
 
+/// One agent's detection manifest in force (`server.agent_manifests`,
+/// `server.reload_agent_manifests`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentManifestInfo {
+    pub agent: String,
+    /// `bundled` or the override file's path.
+    pub source: String,
+    /// `bundled` | `local_override`.
+    pub source_kind: String,
+    pub local_override_shadowing_remote: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_remote_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote_last_checked_unix: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote_update_result: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote_update_error: Option<String>,
+    /// An invalid override that was ignored for this agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
 /// A cell rectangle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct PaneLayoutRect {

@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::records::{
-    AgentInfo, LayoutDescription, PaneDirection, PaneInfo, PaneLayoutSnapshot, PaneProcessInfo,
-    PaneReadResult, SessionSnapshot, TabInfo, WorkspaceInfo,
+    AgentInfo, AgentManifestInfo, LayoutDescription, PaneDirection, PaneInfo, PaneLayoutSnapshot,
+    PaneProcessInfo, PaneReadResult, SessionSnapshot, TabInfo, WorkspaceInfo,
 };
 
 /// `pong.capabilities`.
@@ -199,6 +199,10 @@ pub enum ApiResult {
     /// `agent.explain`: free-form detector evidence.
     AgentExplain {
         explain: serde_json::Value,
+    },
+    /// `server.reload_agent_manifests`: the manifests in force after the reload.
+    AgentManifestReload {
+        manifests: Vec<AgentManifestInfo>,
     },
     /// `agent.view.set` / `agent.view.clear`: the sidebar projection now in force.
     AgentView {

@@ -2,6 +2,7 @@
 //! session (a pane hosting an agent, or a live agent name); reads, input and explain go to the
 //! pane's worker. Waits and prompts live in [`wait`], managed launches in [`start`].
 
+mod manifests;
 mod start;
 mod wait;
 
@@ -17,6 +18,7 @@ use super::panes::{self, Target};
 use crate::session::{Effects, PaneKey, Session, agent_not_found};
 use crate::state::Shared;
 
+pub use manifests::reload as reload_manifests;
 pub use start::start;
 pub use wait::{prompt, wait};
 
@@ -229,12 +231,4 @@ pub async fn view_clear(shared: &Shared, req: &Request) -> Result<ApiResult, Fai
         }
         None => ApiResult::AgentView { active: false, source: None, label: None },
     })
-}
-
-/// `server.reload_agent_manifests`: every worker reloads its manifests.
-pub async fn reload_manifests(shared: &Shared, _req: &Request) -> Result<ApiResult, Failure> {
-    for handle in shared.all_pane_handles() {
-        handle.notify(shared.next_request_id(), WorkerRequest::ReloadManifests);
-    }
-    Ok(ApiResult::Ok)
 }
