@@ -8,12 +8,15 @@
 //!
 //! Modules: `engine` (the only one touching libghostty-vt), `pty` (spawn + raw master I/O),
 //! `program` (pidfd watch, reaping, signals), `link` (frames + fds), `keys` / `reads` / `waits` /
-//! `cwd` (pure rules), `procinfo` (`/proc`), `pane` (the event loop and request handlers).
+//! `cwd` / `osc` (pure rules), `procinfo` (`/proc`), `detection` (agent identity and screen state,
+//! driving `herdr-manifests`), `pane` (the event loop and request handlers).
 
 pub mod cwd;
+pub mod detection;
 pub mod engine;
 pub mod keys;
 pub mod link;
+pub mod osc;
 pub mod pane;
 pub mod procinfo;
 pub mod program;

@@ -2,8 +2,8 @@
 //! supervisor link together, and the handlers for supervisor requests.
 //!
 //! The loop sleeps in epoll until the PTY has output, the PTY can take queued input, the link has
-//! a frame or room for queued frames, or the program exits. The only timer is the SIGKILL grace
-//! period after `Shutdown`.
+//! a frame or room for queued frames, or the program exits. Timers: the SIGKILL grace period after
+//! `Shutdown`, and agent detection's one deadline while it has something pending (`detection`).
 
 use std::time::Duration;
 
@@ -15,6 +15,7 @@ use tokio::time::Instant;
 
 use crate::{
     WorkerError,
+    detection::PaneDetection,
     engine::{Engine, EngineEvent},
     keys,
     link::{LinkReader, LinkWriter},
@@ -40,6 +41,7 @@ pub struct Pane {
     program: Program,
     waits: Waits,
     watches: Watches,
+    detection: PaneDetection,
     out: LinkWriter,
     /// False once the master reported EOF/EIO: nothing more will come, stop polling it.
     pty_open: bool,
@@ -54,6 +56,7 @@ impl Pane {
             program,
             waits: Waits::default(),
             watches: Watches::default(),
+            detection: PaneDetection::new(std::time::Instant::now()),
             out,
             pty_open: true,
             buf: vec![0u8; pty::READ_CHUNK].into_boxed_slice(),
@@ -64,7 +67,10 @@ impl Pane {
     /// (leaving the program running: the supervisor holds the PTY and may hand it to a new worker).
     pub async fn run(mut self, link: &mut LinkReader) -> Result<(), WorkerError> {
         let mut kill_at: Option<Instant> = None;
+        // The first identity probe: a pane started as an agent reports it even if nothing changes.
+        self.drive_detection()?;
         loop {
+            let detect_at = self.detection.wake_at().map(Instant::from_std);
             tokio::select! {
                 frame = link.recv() => match frame? {
                     None => return Ok(()),
@@ -92,6 +98,9 @@ impl Pane {
                 () = tokio::time::sleep_until(kill_at.unwrap_or_else(Instant::now)), if kill_at.is_some() => {
                     kill_at = None;
                     self.program.signal_groups(libc::SIGKILL, self.pty.foreground_pgrp());
+                }
+                () = tokio::time::sleep_until(detect_at.unwrap_or_else(Instant::now)), if detect_at.is_some() => {
+                    self.drive_detection()?;
                 }
             }
         }
@@ -123,6 +132,7 @@ impl Pane {
             match outcome {
                 ReadOutcome::Data(n) => {
                     self.engine.feed(&self.buf[..n]);
+                    self.detection.feed(&self.buf[..n]);
                     consumed += n;
                 }
                 ReadOutcome::WouldBlock => break,
@@ -136,7 +146,23 @@ impl Pane {
             }
             outcome = self.pty.try_read(&mut self.buf)?;
         }
-        self.after_output()
+        if consumed > 0 {
+            self.detection.note_output(std::time::Instant::now());
+        }
+        self.after_output()?;
+        self.drive_detection()
+    }
+
+    /// Runs whatever detection has due (a foreground change is checked here, once per output
+    /// batch) and sends what it publishes.
+    fn drive_detection(&mut self) -> Result<(), WorkerError> {
+        let now = std::time::Instant::now();
+        let foreground = self.pty.foreground_pgrp();
+        for event in self.detection.poll(now, &self.engine, foreground, self.program.pid()) {
+            self.out.send(&WorkerToSupervisor::Event(event), None)?;
+        }
+        self.detection.prepare();
+        Ok(())
     }
 
     fn after_output(&mut self) -> Result<(), WorkerError> {
@@ -231,15 +257,37 @@ impl Pane {
                 };
             }
             WorkerRequest::ProcessInfo => WorkerResponse::ProcessInfo(self.process_info()),
-            WorkerRequest::Explain
-            | WorkerRequest::SetScansSuspended(_)
-            | WorkerRequest::ReleaseAgent
-            | WorkerRequest::ReloadManifests => {
-                error("not_implemented", "agent detection is not wired into the pane worker yet".to_owned())
+            WorkerRequest::Explain => WorkerResponse::Explain(self.detection.explain(&self.engine)),
+            WorkerRequest::SetScansSuspended(suspended) => {
+                self.detection.set_scans_suspended(suspended, std::time::Instant::now());
+                return self.respond_then_detect(id);
             }
-            WorkerRequest::Resize { cols, rows } => self.resize(cols, rows),
+            WorkerRequest::ReleaseAgent => {
+                self.detection.release(std::time::Instant::now());
+                return self.respond_then_detect(id);
+            }
+            WorkerRequest::ReloadManifests => {
+                self.detection.reload(std::time::Instant::now());
+                return self.respond_then_detect(id);
+            }
+            WorkerRequest::Resize { cols, rows } => {
+                let response = self.resize(cols, rows);
+                if response == WorkerResponse::Ok {
+                    // The program redraws for the new size; judge the screen again meanwhile.
+                    self.detection.note_output(std::time::Instant::now());
+                    self.respond(id, response)?;
+                    return self.drive_detection();
+                }
+                response
+            }
         };
         self.respond(id, response)
+    }
+
+    /// Acknowledges a detection request, then lets detection publish what it changed.
+    fn respond_then_detect(&mut self, id: u64) -> Result<(), WorkerError> {
+        self.respond(id, WorkerResponse::Ok)?;
+        self.drive_detection()
     }
 
     fn respond(&mut self, id: u64, body: WorkerResponse) -> Result<(), WorkerError> {

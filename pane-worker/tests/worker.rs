@@ -8,7 +8,7 @@ use herdr_protocol::ipc::{
     IPC_VERSION, Matcher, ReadFormat, ReadSource, Start, SupervisorToWorker, WorkerEvent, WorkerRequest,
     WorkerResponse, WorkerToSupervisor,
 };
-use support::{Worker, alive, reap, vm_rss_kib, wait_until};
+use support::{Worker, alive, reap, vm_rss_kib, voluntary_switches, wait_until};
 
 const BASH: &[&str] = &["bash", "--norc", "--noprofile", "-i"];
 
@@ -300,11 +300,20 @@ fn idle_shell_is_small_and_asleep() {
     // Let startup settle, then the worker must not run at all while nothing happens.
     std::thread::sleep(Duration::from_millis(300));
     let before = cpu_ticks(pid);
+    let wakes_before = voluntary_switches(pid);
     std::thread::sleep(Duration::from_secs(1));
     assert_eq!(cpu_ticks(pid), before, "an idle worker uses no CPU");
+    // Stronger: it did not even wake (agent detection arms no timer for a shell in front).
+    assert_eq!(voluntary_switches(pid), wakes_before, "an idle worker does not wake up");
     let rss = vm_rss_kib(pid);
-    eprintln!("idle worker VmRSS: {rss} KiB");
-    assert!(rss < 8 * 1024, "idle RSS {rss} KiB is over the 8 MiB target");
+    let anon = status_kib(pid, "RssAnon:");
+    eprintln!("idle worker VmRSS: {rss} KiB (RssAnon {anon} KiB)");
+    // The worker's own memory: agent manifests are not compiled for a shell (they would add ~3 MiB).
+    assert!(anon < 2 * 1024, "idle RssAnon {anon} KiB: something big was built for a plain shell");
+    // The 8 MiB target is for the optimized worker; an unoptimized binary's larger text alone adds
+    // ~3 MiB of file-backed pages (fault-around), so debug builds get the looser bound.
+    let limit = if cfg!(debug_assertions) { 12 * 1024 } else { 8 * 1024 };
+    assert!(rss < limit, "idle RSS {rss} KiB is over the {limit} KiB target");
     // The worker holds the master only: a slave fd kept open here would hide the program's
     // hang-up (no EIO) and keep its terminal alive after it exits.
     let fds: Vec<String> = fs::read_dir(format!("/proc/{pid}/fd"))
@@ -338,6 +347,17 @@ fn wait_for_foreground(w: &mut Worker, name: &str) -> herdr_protocol::ipc::Proce
         hit
     });
     found.expect("found")
+}
+
+/// A `kB` field of `/proc/<pid>/status`.
+fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{field} in status"))
 }
 
 /// utime + stime of a process, in clock ticks.

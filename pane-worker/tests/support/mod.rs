@@ -33,6 +33,10 @@ pub fn become_subreaper() {
     });
 }
 
+/// No frame arrived before the deadline.
+#[derive(Debug)]
+pub struct Timeout;
+
 pub struct Worker {
     pub child: Child,
     link: UnixStream,
@@ -46,11 +50,20 @@ pub struct Worker {
 impl Worker {
     /// Starts the worker binary with its end of a fresh socketpair as fd 3.
     pub fn start() -> Self {
+        Self::start_with_env(&[])
+    }
+
+    /// As `start`, with extra environment for the worker (e.g. its config dir).
+    pub fn start_with_env(env: &[(&str, &str)]) -> Self {
         become_subreaper();
         let (ours, theirs) = UnixStream::pair().expect("socketpair");
         let raw = theirs.as_raw_fd();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_herdr-pane-worker"));
+        // HERDR_TEST_WORKER_BIN drives another build (e.g. release, to measure its footprint).
+        let bin = std::env::var_os("HERDR_TEST_WORKER_BIN")
+            .unwrap_or_else(|| env!("CARGO_BIN_EXE_herdr-pane-worker").into());
+        let mut cmd = Command::new(bin);
         cmd.args(["--ipc-fd", "3"]);
+        cmd.envs(env.iter().copied());
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
             cmd.pre_exec(move || {
@@ -91,15 +104,25 @@ impl Worker {
 
     /// The next frame, or None at EOF; panics after the deadline.
     pub fn recv(&mut self, deadline: Instant) -> Option<WorkerToSupervisor> {
+        match self.recv_until(deadline) {
+            Ok(frame) => frame,
+            Err(Timeout) => panic!("timed out waiting for a frame from the worker"),
+        }
+    }
+
+    /// The next frame (None at EOF), or `Timeout` once `deadline` passes without one.
+    pub fn recv_until(&mut self, deadline: Instant) -> Result<Option<WorkerToSupervisor>, Timeout> {
         loop {
             if let Some(frame) = self.decoder.next_frame().expect("decode") {
-                return Some(frame);
+                return Ok(Some(frame));
             }
-            assert!(Instant::now() < deadline, "timed out waiting for a frame from the worker");
+            if Instant::now() >= deadline {
+                return Err(Timeout);
+            }
             let mut buf = [0u8; 65536];
             let mut fds = [-1; 4];
             match self.link.recv_with_fd(&mut buf, &mut fds) {
-                Ok((0, 0)) => return None,
+                Ok((0, 0)) => return Ok(None),
                 Ok((n, nfds)) => {
                     self.decoder.push(&buf[..n]);
                     // SAFETY: SCM_RIGHTS installed these fds for us.
@@ -282,6 +305,17 @@ pub fn reap(pid: i32) -> i32 {
 pub fn alive(pid: i32) -> bool {
     // SAFETY: signal 0 only checks existence; a zombie still exists until reaped.
     unsafe { libc::kill(pid, 0) == 0 }
+}
+
+/// How many times the process's main thread went to sleep voluntarily (each epoll wait that
+/// blocked): a count that stays put means the worker did not wake up at all.
+pub fn voluntary_switches(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("voluntary_ctxt_switches")
 }
 
 pub fn vm_rss_kib(pid: u32) -> u64 {

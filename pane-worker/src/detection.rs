@@ -1,0 +1,365 @@
+//! The pane's agent detection: drives `herdr_manifests::Detector` with this pane's live facts —
+//! the PTY's foreground process group read through `/proc`, the live screen's text, the OSC
+//! title/progress — and turns what it publishes into `AgentIdentity` / `ScreenState` events.
+//!
+//! Cost model: nothing runs unless output arrives, a request asks, or the detector's one deadline
+//! comes due. A pane whose own program (its shell) is in front with no agent arms no timer at all:
+//! a foreground change is noticed by the `tcgetpgrp` check made on every output batch, and a due
+//! probe still runs then. Manifests are compiled the first time an agent is identified (or
+//! `explain` asks), so shell-only panes never pay for them.
+//!
+//! Not here: hook arbitration and `done` (the supervisor's), the evaluation rules (the manifests
+//! crate), the event loop (`pane`).
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    time::Instant,
+};
+
+use herdr_manifests::{
+    AgentChangeReason, AgentState, Detector, Foreground, ManifestSet, OverrideFile, PaneView, Publication,
+    ScreenText, StateReport, effective_manifests, identify,
+};
+use herdr_protocol::{
+    ipc::{DetectedState, IdentityReason, ReadFormat, ReadSource, ReadSpec, ScreenState, WorkerEvent},
+    paths,
+};
+
+use crate::{engine::Engine, osc::OscTracker, procinfo};
+
+/// Sub-directory of the config dir holding per-agent manifest overrides.
+pub const OVERRIDES_DIR_NAME: &str = "agent-detection";
+
+/// Why explain reports skipped screen detection while scans are suspended.
+const SKIP_REASON_FULL_LIFECYCLE: &str = "full_lifecycle_hook_authority";
+
+pub struct PaneDetection {
+    detector: Detector,
+    /// Empty until first needed; see `ensure_manifests`.
+    manifests: ManifestSet,
+    manifests_loaded: bool,
+    /// `<config dir>/agent-detection`, if the config dir is known.
+    overrides_dir: Option<PathBuf>,
+    osc: OscTracker,
+    /// The foreground group seen at the last check.
+    foreground_pgrp: Option<i32>,
+    /// The last identity probe found the pane's own program in front and no agent.
+    shell_in_front: bool,
+    scans_suspended: bool,
+    wake_at: Option<Instant>,
+}
+
+impl PaneDetection {
+    /// Detection for a pane that starts now; overrides are looked up in the config dir named by
+    /// this process's environment.
+    pub fn new(now: Instant) -> Self {
+        let env = paths::PathEnv::from_process_env();
+        let config = paths::config_dir(
+            env.xdg_config_home.as_deref().map(Path::new),
+            env.home.as_deref().map(Path::new),
+        );
+        Self::with_overrides_dir(now, config.ok().map(|dir| dir.join(OVERRIDES_DIR_NAME)))
+    }
+
+    pub fn with_overrides_dir(now: Instant, overrides_dir: Option<PathBuf>) -> Self {
+        Self {
+            detector: Detector::new(now),
+            manifests: ManifestSet::default(),
+            manifests_loaded: false,
+            overrides_dir,
+            osc: OscTracker::default(),
+            foreground_pgrp: None,
+            shell_in_front: false,
+            scans_suspended: false,
+            wake_at: None,
+        }
+    }
+
+    /// One chunk of raw PTY output (for the OSC title/progress capture).
+    pub fn feed(&mut self, bytes: &[u8]) {
+        self.osc.feed(bytes);
+    }
+
+    /// A batch of output was consumed (or the terminal changed locally, e.g. a resize).
+    pub fn note_output(&mut self, now: Instant) {
+        self.detector.note_output(now);
+    }
+
+    pub fn set_scans_suspended(&mut self, suspended: bool, now: Instant) {
+        self.scans_suspended = suspended;
+        self.detector.set_scans_suspended(suspended, now);
+    }
+
+    pub fn release(&mut self, now: Instant) {
+        self.detector.note_released(now);
+    }
+
+    /// Re-reads the overrides and recompiles (`ReloadManifests`); the screen is judged afresh.
+    pub fn reload(&mut self, now: Instant) {
+        self.manifests = load_manifests(self.overrides_dir.as_deref());
+        self.manifests_loaded = true;
+        self.detector.note_output(now);
+    }
+
+    /// When `poll` must run next if nothing else happens; None: no timer.
+    pub fn wake_at(&self) -> Option<Instant> {
+        self.wake_at
+    }
+
+    /// Checks the foreground group, runs whatever the detector has due, and returns the events to
+    /// send. `program_pid` is the pane's own program (its shell).
+    pub fn poll(
+        &mut self,
+        now: Instant,
+        engine: &Engine,
+        foreground_pgrp: Option<i32>,
+        program_pid: i32,
+    ) -> Vec<WorkerEvent> {
+        if foreground_pgrp != self.foreground_pgrp {
+            self.foreground_pgrp = foreground_pgrp;
+            self.detector.note_foreground_changed(now);
+        }
+        if self.detector.agent().is_some() {
+            self.ensure_manifests();
+        }
+        let mut view = LiveView { engine, osc: &self.osc, foreground_pgrp, program_pid, probed: None };
+        let step = self.detector.poll(now, &self.manifests, &mut view);
+        if let Some(foreground) = view.probed {
+            self.shell_in_front = foreground == Probed::Shell;
+        }
+        let parked = self.shell_in_front && self.detector.agent().is_none();
+        self.wake_at = if parked { None } else { step.wake_at };
+        step.publish.into_iter().map(|p| self.event(p)).collect()
+    }
+
+    fn event(&mut self, publication: Publication) -> WorkerEvent {
+        match publication {
+            Publication::Agent { agent, previous, reason } => {
+                let reason = match reason {
+                    AgentChangeReason::Detected => {
+                        self.osc.clear();
+                        IdentityReason::Detected
+                    }
+                    AgentChangeReason::Exited => IdentityReason::Exited,
+                    AgentChangeReason::Released => IdentityReason::Released,
+                };
+                WorkerEvent::AgentIdentity {
+                    agent: agent.map(|a| a.label().to_string()),
+                    previous: previous.map(|a| a.label().to_string()),
+                    reason,
+                }
+            }
+            Publication::State(report) => WorkerEvent::ScreenState(screen_state(report)),
+        }
+    }
+
+    /// `agent.explain`'s JSON for the live screen and OSC evidence.
+    pub fn explain(&mut self, engine: &Engine) -> String {
+        self.ensure_manifests();
+        let text = detection_text(engine, &self.osc);
+        let explanation = self.manifests.explain(self.detector.agent(), &text.input());
+        let mut value = match serde_json::to_value(&explanation) {
+            Ok(value) => value,
+            Err(err) => serde_json::json!({ "error": format!("could not serialise the explanation: {err}") }),
+        };
+        if let Some(fields) = value.as_object_mut() {
+            fields.insert("screen_detection_skipped".into(), self.scans_suspended.into());
+            if self.scans_suspended {
+                fields.insert("screen_detection_skip_reason".into(), SKIP_REASON_FULL_LIFECYCLE.into());
+            }
+        }
+        value.to_string()
+    }
+
+    /// Compiles the manifests if an agent is known and they are not yet: call after sending what
+    /// `poll` returned, so a new agent's identity is not held up by the compile (the startup grace
+    /// puts its first scan in a later poll anyway).
+    pub fn prepare(&mut self) {
+        if self.detector.agent().is_some() {
+            self.ensure_manifests();
+        }
+    }
+
+    fn ensure_manifests(&mut self) {
+        if !self.manifests_loaded {
+            self.manifests = load_manifests(self.overrides_dir.as_deref());
+            self.manifests_loaded = true;
+        }
+    }
+}
+
+fn screen_state(report: StateReport) -> ScreenState {
+    ScreenState {
+        agent: report.agent.map(|a| a.label().to_string()),
+        state: match report.state {
+            AgentState::Idle => DetectedState::Idle,
+            AgentState::Working => DetectedState::Working,
+            AgentState::Blocked => DetectedState::Blocked,
+            AgentState::Unknown => DetectedState::Unknown,
+        },
+        visible_idle: report.visible_idle,
+        visible_blocker: report.visible_blocker,
+        visible_working: report.visible_working,
+        rule: report.rule,
+        process_exited: report.process_exited,
+        refresh: report.refresh,
+    }
+}
+
+/// What the last identity probe saw, for the no-timer rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Probed {
+    Shell,
+    Other,
+}
+
+/// The detector's window on the pane, borrowed for one poll.
+struct LiveView<'a> {
+    engine: &'a Engine,
+    osc: &'a OscTracker,
+    foreground_pgrp: Option<i32>,
+    program_pid: i32,
+    probed: Option<Probed>,
+}
+
+impl PaneView for LiveView<'_> {
+    fn foreground(&mut self) -> Foreground {
+        let foreground = classify(self.foreground_pgrp, self.program_pid, procinfo::identity_group);
+        self.probed = Some(if foreground == Foreground::Shell { Probed::Shell } else { Probed::Other });
+        foreground
+    }
+
+    fn detection_text(&mut self) -> ScreenText {
+        detection_text(self.engine, self.osc)
+    }
+}
+
+/// Decides what is in front: the pane's own program counts as its shell unless it (or a member of
+/// its group, e.g. `sh -c 'claude'` without job control) is an agent — so a pane started directly
+/// as `claude` is claude's, and a shell is "the shell" whatever it is called.
+fn classify(
+    foreground_pgrp: Option<i32>,
+    program_pid: i32,
+    group: impl FnOnce(i32) -> Vec<herdr_manifests::ForegroundProcess>,
+) -> Foreground {
+    let Some(pgrp) = foreground_pgrp else { return Foreground::Unavailable };
+    let members = group(pgrp);
+    if pgrp == program_pid && identify(&members).is_none() {
+        return Foreground::Shell;
+    }
+    if members.is_empty() {
+        return Foreground::Unavailable;
+    }
+    Foreground::Job(members)
+}
+
+/// The live screen (never the scrolled view: the worker's viewport always follows the active
+/// area) as plain text, plus the OSC evidence.
+fn detection_text(engine: &Engine, osc: &OscTracker) -> ScreenText {
+    let spec = ReadSpec { source: ReadSource::Detection, lines: None, format: ReadFormat::Text };
+    let screen = match engine.read(&spec) {
+        Ok(read) => read.text,
+        Err(err) => {
+            log::warn!("agent detection could not read the screen: {err}");
+            String::new()
+        }
+    };
+    ScreenText {
+        screen,
+        osc_title: osc.title().map(str::to_string),
+        osc_progress: osc.progress().map(str::to_string),
+    }
+}
+
+/// Bundled manifests with the valid overrides from `dir` applied; every ignored file is logged.
+pub fn load_manifests(dir: Option<&Path>) -> ManifestSet {
+    let overrides = dir.map(read_overrides).unwrap_or_default();
+    let loaded = effective_manifests(&overrides);
+    for diagnostic in &loaded.diagnostics {
+        log::warn!("agent detection: {}", diagnostic.message);
+    }
+    loaded.set
+}
+
+/// Every `*.toml` in `dir`, in name order; unreadable files are logged and skipped.
+fn read_overrides(dir: &Path) -> Vec<OverrideFile> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+        Err(err) => {
+            log::warn!("agent detection: cannot list {}: {err}", dir.display());
+            return Vec::new();
+        }
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|path| match fs::read_to_string(&path) {
+            Ok(contents) => Some(OverrideFile { path: path.display().to_string(), contents }),
+            Err(err) => {
+                log::warn!("agent detection: cannot read {}: {err}", path.display());
+                None
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use herdr_manifests::{Agent, ForegroundProcess};
+
+    use super::*;
+
+    fn process(pid: u32, argv: &[&str]) -> ForegroundProcess {
+        ForegroundProcess {
+            pid,
+            argv: argv.iter().map(|a| a.to_string()).collect(),
+            comm: argv.first().map(|a| a.rsplit('/').next().unwrap_or(a).to_string()),
+            agent_hint: None,
+        }
+    }
+
+    #[test]
+    fn own_program_is_the_shell_unless_it_is_an_agent() {
+        let bash = |_| vec![process(10, &["bash", "-i"])];
+        assert_eq!(classify(Some(10), 10, bash), Foreground::Shell);
+        let claude = |_| vec![process(10, &["/bin/sh", "/tmp/bin/claude"])];
+        assert!(matches!(classify(Some(10), 10, claude), Foreground::Job(p) if p[0].pid == 10));
+        // `sh -c` without job control: the agent is a member of the program's own group.
+        let wrapped = |_| vec![process(10, &["sh", "-c", "cd x; claude"]), process(11, &["claude"])];
+        assert!(matches!(classify(Some(10), 10, wrapped), Foreground::Job(p) if p.len() == 2));
+    }
+
+    #[test]
+    fn other_groups_are_jobs_and_nothing_is_unavailable() {
+        let vim = |_| vec![process(20, &["vim", "x"])];
+        assert!(matches!(classify(Some(20), 10, vim), Foreground::Job(_)));
+        assert_eq!(classify(Some(20), 10, |_| Vec::new()), Foreground::Unavailable);
+        assert_eq!(classify(None, 10, |_| panic!("no group to read")), Foreground::Unavailable);
+    }
+
+    #[test]
+    fn overrides_replace_one_agent_and_bad_ones_are_ignored() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert!(read_overrides(&dir.path().join("missing")).is_empty());
+        fs::write(dir.path().join("codex.toml"), "this is [not toml").expect("write");
+        fs::write(dir.path().join("notes.txt"), "ignored").expect("write");
+        let claude =
+            "id = \"claude\"\n\n[[rules]]\nid = \"mine\"\nstate = \"blocked\"\ncontains = [\"zzz\"]\n";
+        fs::write(dir.path().join("claude.toml"), claude).expect("write");
+        let files = read_overrides(dir.path());
+        assert_eq!(files.len(), 2, "{files:?}");
+        let set = load_manifests(Some(dir.path()));
+        let rules = |agent| set.get(agent).map(|m| m.rules.iter().map(|r| r.id.clone()).collect::<Vec<_>>());
+        assert_eq!(rules(Agent::Claude), Some(vec!["mine".to_string()]));
+        // The invalid codex override left the bundled manifest in force, with a warning.
+        assert!(rules(Agent::Codex).is_some_and(|r| r.len() > 1));
+        assert!(set.warning(Agent::Codex).is_some());
+    }
+}

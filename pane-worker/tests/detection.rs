@@ -1,0 +1,244 @@
+//! Agent detection in the real worker: a scripted fake Claude (`tests/fake-agents/claude`, named
+//! like the real binary) drawing Claude's real screens through a real PTY, and the worker's
+//! identity and screen-state events, timings and requests, observed as the supervisor sees them.
+
+mod support;
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    time::{Duration, Instant},
+};
+
+use herdr_manifests::machine::{
+    ACQUISITION_WINDOW, AGENT_STARTUP_GRACE, PENDING_IDLE_CONFIRMATIONS, PENDING_IDLE_RECHECK,
+    PROCESS_RECHECK_IDENTIFIED, RELEASE_REACQUIRE_SUPPRESSION,
+};
+use herdr_protocol::ipc::{
+    DetectedState, IdentityReason, Matcher, ReadSource, ScreenState, SupervisorToWorker, WorkerEvent,
+    WorkerRequest, WorkerResponse, WorkerToSupervisor,
+};
+use support::{Worker, voluntary_switches};
+
+/// The blocker must reach the supervisor this soon after it is drawn.
+const BLOCKER_LATENCY: Duration = Duration::from_millis(500);
+
+fn fake_agents() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake-agents")
+}
+
+/// PATH with the fake agents first.
+fn agent_path() -> String {
+    format!("{}:{}", fake_agents().display(), std::env::var("PATH").unwrap_or_default())
+}
+
+/// The next screen verdict that is not a blocker refresh, and when it was taken off the link
+/// (for one already stashed: now, which only overstates its latency).
+fn next_state(w: &mut Worker, what: &str) -> (ScreenState, Instant) {
+    let state = w.expect(what, |f| match f {
+        WorkerToSupervisor::Event(WorkerEvent::ScreenState(s)) if !s.refresh => Some(s.clone()),
+        _ => None,
+    });
+    (state, Instant::now())
+}
+
+fn identity(w: &mut Worker, what: &str) -> WorkerEvent {
+    w.event(what, |e| matches!(e, WorkerEvent::AgentIdentity { .. }))
+}
+
+fn detected(agent: &str) -> WorkerEvent {
+    WorkerEvent::AgentIdentity { agent: Some(agent.into()), previous: None, reason: IdentityReason::Detected }
+}
+
+fn enter(w: &mut Worker) -> Instant {
+    let sent = Instant::now();
+    w.ok(WorkerRequest::SendKeys(vec!["Enter".into()]));
+    sent
+}
+
+fn explain(w: &mut Worker) -> serde_json::Value {
+    match w.request(WorkerRequest::Explain) {
+        WorkerResponse::Explain(json) => serde_json::from_str(&json).expect("explain is JSON"),
+        other => panic!("explain answered {other:?}"),
+    }
+}
+
+/// Watches the link for `window` and fails on any screen verdict (an observation window, not a
+/// synchronisation sleep: nothing is expected to happen in it).
+fn assert_no_screen_state(w: &mut Worker, window: Duration) {
+    let end = Instant::now() + window;
+    while let Ok(frame) = w.recv_until(end) {
+        if let Some(frame) = frame {
+            assert!(
+                !matches!(frame, WorkerToSupervisor::Event(WorkerEvent::ScreenState(_))),
+                "unexpected {frame:?}"
+            );
+            w.stash.push(frame);
+        } else {
+            panic!("link closed");
+        }
+    }
+}
+
+#[test]
+fn fake_claude_in_a_shell_goes_working_blocked_idle_and_exits() {
+    let mut w = Worker::start();
+    let path = agent_path();
+    let env = [("PS1", "$ "), ("HISTFILE", "/dev/null"), ("PATH", path.as_str())];
+    let (_pid, _master) = w.spawn(&["bash", "--norc", "--noprofile", "-i"], &env, None, (100, 30));
+    w.wait_for(ReadSource::Visible, Matcher::Regex(r"^\$$".into()));
+    let worker_pid = w.child.id();
+
+    w.run("claude");
+    assert_eq!(identity(&mut w, "claude identified"), detected("claude"));
+    let identified_at = Instant::now();
+    let (s, _) = next_state(&mut w, "acquisition verdict");
+    assert_eq!((s.agent.as_deref(), s.state), (Some("claude"), DetectedState::Unknown));
+
+    // The screen is judged once the startup grace is over.
+    let (s, at) = next_state(&mut w, "working");
+    assert_eq!(
+        (s.state, s.visible_working, s.rule.as_deref()),
+        (DetectedState::Working, true, Some("osc_title_working"))
+    );
+    assert!(
+        at >= identified_at + AGENT_STARTUP_GRACE - Duration::from_millis(100),
+        "grace skipped: {:?} {s:?}",
+        at - identified_at
+    );
+
+    // Permission prompt: published within the latency budget of being drawn (measured from the
+    // keypress that makes the fake draw it, so it is an upper bound).
+    let sent = enter(&mut w);
+    let (s, at) = next_state(&mut w, "blocked");
+    assert_eq!(
+        (s.state, s.visible_blocker, s.rule.as_deref()),
+        (DetectedState::Blocked, true, Some("bash_permission_prompt"))
+    );
+    let latency = at - sent;
+    eprintln!("blocker drawn -> ScreenState: {latency:?}");
+    assert!(latency < BLOCKER_LATENCY, "blocker took {latency:?}");
+    // A still-visible blocker re-asserts itself.
+    w.event(
+        "blocker refresh",
+        |e| matches!(e, WorkerEvent::ScreenState(s) if s.refresh && s.visible_blocker),
+    );
+
+    enter(&mut w);
+    let (s, _) = next_state(&mut w, "working again");
+    assert_eq!(s.state, DetectedState::Working);
+
+    // Working -> idle with no idle chrome is held until confirmed.
+    let sent = enter(&mut w);
+    let (s, at) = next_state(&mut w, "confirmed idle");
+    assert_eq!((s.state, s.visible_idle, s.rule.as_deref()), (DetectedState::Idle, false, None));
+    let held = at - sent;
+    eprintln!("working -> plain idle published after {held:?}");
+    assert!(held >= PENDING_IDLE_RECHECK * PENDING_IDLE_CONFIRMATIONS, "idle not confirmed: {held:?}");
+
+    // The composer is visible idle chrome: published at once.
+    let sent = enter(&mut w);
+    let (s, at) = next_state(&mut w, "composer idle");
+    assert_eq!(
+        (s.state, s.visible_idle, s.rule.as_deref()),
+        (DetectedState::Idle, true, Some("live_prompt_box"))
+    );
+    assert!(at - sent < BLOCKER_LATENCY, "visible idle took {:?}", at - sent);
+
+    // An idle agent only wakes for the identity re-check once the acquisition window is over.
+    std::thread::sleep((identified_at + ACQUISITION_WINDOW).saturating_duration_since(Instant::now()));
+    let before = voluntary_switches(worker_pid);
+    let window = PROCESS_RECHECK_IDENTIFIED + Duration::from_millis(500);
+    std::thread::sleep(window);
+    let wakes = voluntary_switches(worker_pid) - before;
+    eprintln!("idle agent: {wakes} wake-ups in {window:?}");
+    // One probe per PROCESS_RECHECK_IDENTIFIED; tokio's hierarchical timer wheel may return from
+    // epoll at a coarser level's boundary before the deadline, so one timer costs up to ~4 wakes.
+    assert!(wakes <= 8, "idle agent woke {wakes} times in {window:?}");
+
+    // The fake exits: the shell is back in front, the agent is gone.
+    enter(&mut w);
+    let (s, _) = next_state(&mut w, "process exited verdict");
+    assert!(s.process_exited && s.state == DetectedState::Idle && s.visible_idle, "{s:?}");
+    assert_eq!(
+        identity(&mut w, "claude exited"),
+        WorkerEvent::AgentIdentity {
+            agent: None,
+            previous: Some("claude".into()),
+            reason: IdentityReason::Exited
+        }
+    );
+    // And a shell in front with no agent arms no timer at all.
+    w.wait_for(ReadSource::Visible, Matcher::Regex(r"^\$$".into()));
+    let before = voluntary_switches(worker_pid);
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(voluntary_switches(worker_pid), before, "an idle shell pane must not wake");
+}
+
+#[test]
+fn agent_started_directly_is_reported_and_requests_work() {
+    let config = tempfile::tempdir().expect("tempdir");
+    let overrides = config.path().join("herdr/agent-detection");
+    fs::create_dir_all(&overrides).expect("mkdir");
+    fs::write(overrides.join("claude.toml"), "id = \"claude\"\n[[rules]]\nstate = \"idle\"\n")
+        .expect("write");
+    let xdg = config.path().to_str().expect("utf-8");
+    let mut w = Worker::start_with_env(&[("XDG_CONFIG_HOME", xdg)]);
+    let path = agent_path();
+    let (_pid, _master) = w.spawn(&["claude"], &[("PATH", path.as_str())], None, (100, 30));
+
+    // Nothing changes after start, yet the identity is reported.
+    assert_eq!(identity(&mut w, "initial identity"), detected("claude"));
+    next_state(&mut w, "acquisition verdict");
+    let (s, _) = next_state(&mut w, "working");
+    assert_eq!(s.state, DetectedState::Working);
+
+    // Explain: the bundled manifest (the invalid override is ignored, with a warning) and rule.
+    let e = explain(&mut w);
+    assert_eq!(e["agent"], "claude");
+    assert_eq!(e["manifest_source"], "bundled");
+    assert_eq!(e["matched_rule"]["id"], "osc_title_working");
+    assert_eq!(e["screen_detection_skipped"], false);
+    assert!(e.get("screen_detection_skip_reason").is_none());
+    assert!(e["warning"].as_str().is_some_and(|m| m.contains("claude.toml")), "{e}");
+    assert!(e["evaluated_rules"].as_array().is_some_and(|r| r.len() > 5));
+
+    // A full-lifecycle hook owns the state: no screen verdicts, and explain says why.
+    w.ok(WorkerRequest::SetScansSuspended(true));
+    let e = explain(&mut w);
+    assert_eq!(e["screen_detection_skipped"], true);
+    assert_eq!(e["screen_detection_skip_reason"], "full_lifecycle_hook_authority");
+    enter(&mut w);
+    w.wait_for(ReadSource::Visible, Matcher::Substring("Do you want to proceed?".into()));
+    assert_no_screen_state(&mut w, Duration::from_millis(300));
+    w.ok(WorkerRequest::SetScansSuspended(false));
+    let (s, _) = next_state(&mut w, "blocked after resuming");
+    assert_eq!(s.state, DetectedState::Blocked);
+
+    // A valid override takes effect on reload.
+    let mine = "id = \"claude\"\n\n[[rules]]\nid = \"my_blocker\"\nstate = \"blocked\"\nvisible_blocker = true\n\
+                contains = [\"do you want to proceed?\"]\n";
+    fs::write(overrides.join("claude.toml"), mine).expect("write");
+    w.ok(WorkerRequest::ReloadManifests);
+    let e = explain(&mut w);
+    assert_eq!(e["matched_rule"]["id"], "my_blocker", "{e}");
+    assert!(e["manifest_source"].as_str().is_some_and(|s| s.ends_with("claude.toml")), "{e}");
+    assert!(e["warning"].is_null(), "{e}");
+
+    // Release: forgotten now, re-acquired once the suppression is over (it is still in front).
+    let released = Instant::now();
+    w.ok(WorkerRequest::ReleaseAgent);
+    assert_eq!(
+        identity(&mut w, "released"),
+        WorkerEvent::AgentIdentity {
+            agent: None,
+            previous: Some("claude".into()),
+            reason: IdentityReason::Released
+        }
+    );
+    assert_eq!(identity(&mut w, "re-acquired"), detected("claude"));
+    assert!(released.elapsed() >= RELEASE_REACQUIRE_SUPPRESSION, "re-acquired during the suppression");
+
+    w.send(&SupervisorToWorker::Shutdown);
+    w.event("exit", |e| matches!(e, WorkerEvent::Exited { .. }));
+}
