@@ -5,13 +5,13 @@
 //! Map:
 //! - [`target`]: the integration targets (the API's `IntegrationTarget` names), which of them this
 //!   build supports, their labels, commands and current asset versions;
-//! - [`env`]: the environment an install runs against (HOME and the agents' dir overrides), as
+//! - [`mod@env`]: the environment an install runs against (HOME and the agents' dir overrides), as
 //!   plain data so tests use temp dirs;
 //! - [`hook_config`]: pure edits of Claude/Codex-style JSON hook configs (only herdr-owned entries
 //!   are added or removed; everything else keeps its keys and order);
 //! - [`codex_features`]: pure edit of Codex's `config.toml` ensuring `[features] hooks = true`;
 //! - [`assets`]: the hook script and plugin texts, with their `HERDR_INTEGRATION_VERSION=N` marker;
-//! - [`install`]: the file-system shell: install, uninstall, status;
+//! - [`mod@install`]: the file-system shell: install, uninstall, status;
 //! - [`wire`]: the `integration.*` API results, built from the above.
 //!
 //! Not here: talking to a herdr server (the installed assets do that themselves, at agent run
