@@ -128,3 +128,15 @@ pub fn wait_shell_foreground(server: &TestServer, pane_id: &str) {
         if group == Some(i64::from(shell)) { Ok(()) } else { Err(format!("{info}")) }
     });
 }
+
+/// Waits until a process called `name` is in the pane's foreground (e.g. before interrupting
+/// it: a ctrl+c that arrives while the shell is still starting the program is lost on the shell).
+pub fn wait_foreground(server: &TestServer, pane_id: &str, name: &str) {
+    crate::wait_until(&format!("`{name}` to be the foreground process"), crate::PATIENCE, || {
+        let info = server.call("pane.process_info", json!({"pane_id": pane_id}));
+        let running = info["process_info"]["foreground_processes"]
+            .as_array()
+            .is_some_and(|list| list.iter().any(|process| process["name"] == name));
+        if running { Ok(()) } else { Err(format!("{info}")) }
+    });
+}

@@ -212,14 +212,7 @@ fn keys_reach_the_program_encoded() {
     panes::settle(&server, &pane);
     // No echo: the arrow bytes can only appear because `cat -v` printed them after Enter.
     panes::run(&server, &pane, "stty -echo; cat -v");
-    wait_until("cat to be the foreground process", PATIENCE, || {
-        let info = server.call("pane.process_info", json!({"pane_id": pane}));
-        let names: Vec<String> = info["process_info"]["foreground_processes"]
-            .as_array()
-            .map(|list| list.iter().map(|p| s(&p["name"])).collect())
-            .unwrap_or_default();
-        if names.iter().any(|name| name == "cat") { Ok(()) } else { Err(format!("{info}")) }
-    });
+    panes::wait_foreground(&server, &pane, "cat");
     server.cli(&["pane", "send-keys", &pane, "up", "down", "right", "left", "enter"]).silent();
     let arrows = server.call(
         "pane.wait_for_output",
