@@ -56,6 +56,7 @@ pub fn launch(spec: Launch, observer: Observer) -> (PaneHandle, oneshot::Receive
                     pending: HashMap::new(),
                     watches: HashMap::new(),
                     restarts: VecDeque::new(),
+                    scans_suspended: false,
                 };
                 task.serve(cmd_rx).await;
             }
@@ -189,7 +190,13 @@ struct PaneTask {
     /// Output watches and where their matches go; re-sent to a replacement worker.
     watches: HashMap<u64, (WorkerRequest, mpsc::UnboundedSender<WatchMatch>)>,
     restarts: VecDeque<Instant>,
+    /// The last `SetScansSuspended` sent: a replacement worker starts scanning, so it is told.
+    scans_suspended: bool,
 }
+
+/// Request id for notices the task itself sends to a replacement worker; the supervisor's own
+/// ids start at 1, and an answer to this id matches nothing pending.
+const TASK_NOTICE_ID: u64 = 0;
 
 impl PaneTask {
     async fn serve(mut self, mut cmds: mpsc::UnboundedReceiver<PaneCmd>) {
@@ -236,8 +243,10 @@ impl PaneTask {
     }
 
     async fn forward(&mut self, id: u64, body: WorkerRequest, reply: oneshot::Sender<WorkerResponse>) {
-        if let WorkerRequest::Resize { cols, rows } = body {
-            self.size = (cols, rows);
+        match body {
+            WorkerRequest::Resize { cols, rows } => self.size = (cols, rows),
+            WorkerRequest::SetScansSuspended(suspended) => self.scans_suspended = suspended,
+            _ => {}
         }
         let frame = SupervisorToWorker::Request { id, body: body.clone() };
         // A failed write means the worker is dying; the request stays pending and is resent to
@@ -330,6 +339,11 @@ impl PaneTask {
                     .map(|(id, (body, _))| (id, body));
                 for (id, body) in resend.chain(rewatch) {
                     let frame = SupervisorToWorker::Request { id: *id, body: body.clone() };
+                    let _ = self.worker.writer.send(&frame, None).await;
+                }
+                if self.scans_suspended {
+                    let body = WorkerRequest::SetScansSuspended(true);
+                    let frame = SupervisorToWorker::Request { id: TASK_NOTICE_ID, body };
                     let _ = self.worker.writer.send(&frame, None).await;
                 }
                 true
