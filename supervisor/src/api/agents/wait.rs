@@ -295,3 +295,149 @@ async fn activity_gate(
         Err(e) => Err(e),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use herdr_protocol::ipc::{DetectedState, IdentityReason, ScreenState};
+    use serde_json::json;
+
+    use super::*;
+    use crate::ServerConfig;
+    use crate::session::Effects;
+
+    /// A supervisor state with one workspace of one pane whose worker never started: the tests
+    /// play the worker by feeding frames to the session.
+    fn shared_with_pane() -> (Arc<Shared>, PaneKey) {
+        let shared = Shared::new(ServerConfig {
+            api_socket: PathBuf::from("/nonexistent/herdr.sock"),
+            client_socket: PathBuf::from("/nonexistent/herdr-client.sock"),
+            session_name: None,
+            worker_exe: PathBuf::from("/nonexistent/herdr-pane-worker"),
+            bin_path: PathBuf::from("/nonexistent/herdr"),
+        });
+        let key = {
+            let mut session = shared.session();
+            session.handle("workspace.create", json!({})).and_then(Result::ok).expect("workspace");
+            session.pane_keys()[0]
+        };
+        (shared, key)
+    }
+
+    fn feed(shared: &Shared, change: impl FnOnce(&mut crate::session::Session) -> Effects) {
+        let effects = change(&mut shared.session());
+        shared.apply(effects);
+    }
+
+    fn verdict(state: DetectedState) -> ScreenState {
+        ScreenState {
+            agent: Some("claude".into()),
+            state,
+            visible_idle: false,
+            visible_blocker: state == DetectedState::Blocked,
+            visible_working: false,
+            rule: None,
+            process_exited: false,
+            refresh: false,
+        }
+    }
+
+    fn request(method: &str, params: serde_json::Value) -> Request {
+        Request { id: "t".into(), method: method.into(), params }
+    }
+
+    fn status_of(result: &ApiResult) -> AgentStatus {
+        match result {
+            ApiResult::AgentInfo { agent } => agent.agent_status,
+            other => panic!("not agent_info: {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_wait_wakes_on_the_hub_when_the_status_arrives() {
+        let (shared, key) = shared_with_pane();
+        feed(&shared, |s| s.agent_identity(key, Some("claude".into()), IdentityReason::Detected));
+        feed(&shared, |s| s.agent_screen(key, &verdict(DetectedState::Working)));
+        let waiter = {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                wait(&shared, &request("agent.wait", json!({"target": "w1:p1", "until": ["blocked"]}))).await
+            })
+        };
+        tokio::task::yield_now().await;
+        assert!(!waiter.is_finished(), "working does not satisfy the wait");
+        feed(&shared, |s| s.agent_screen(key, &verdict(DetectedState::Blocked)));
+        let outcome =
+            tokio::time::timeout(Duration::from_secs(2), waiter).await.expect("woken").expect("task");
+        assert_eq!(status_of(&outcome.map_err(|_| "failed").expect("ok")), AgentStatus::Blocked);
+    }
+
+    #[tokio::test]
+    async fn a_transient_status_counts_even_if_gone_by_the_probe() {
+        let (shared, key) = shared_with_pane();
+        feed(&shared, |s| s.agent_identity(key, Some("claude".into()), IdentityReason::Detected));
+        feed(&shared, |s| s.agent_screen(key, &verdict(DetectedState::Working)));
+        let cursor = shared.hub.cursor();
+        let info = shared.session().agent_info(key).expect("agent");
+        feed(&shared, |s| s.agent_screen(key, &verdict(DetectedState::Blocked)));
+        feed(&shared, |s| s.agent_screen(key, &verdict(DetectedState::Working)));
+        let mut pin = Pin::new(key, &info, "w1:p1");
+        let goal = Goal { until: &[AgentStatus::Blocked], transient: true, after_seq: None };
+        let found = settle_within(&shared, &mut pin, cursor, &goal, Some(Duration::from_secs(1))).await;
+        assert_eq!(found.map(|i| i.agent_status), Ok(AgentStatus::Blocked));
+    }
+
+    #[tokio::test]
+    async fn the_agent_exiting_ends_a_wait_with_agent_not_running() {
+        let (shared, key) = shared_with_pane();
+        feed(&shared, |s| s.agent_identity(key, Some("claude".into()), IdentityReason::Detected));
+        feed(&shared, |s| s.agent_screen(key, &verdict(DetectedState::Working)));
+        let waiter = {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                wait(&shared, &request("agent.wait", json!({"target": "w1:p1", "until": ["blocked"]}))).await
+            })
+        };
+        tokio::task::yield_now().await;
+        feed(&shared, |s| s.agent_identity(key, None, IdentityReason::Exited));
+        let outcome =
+            tokio::time::timeout(Duration::from_secs(2), waiter).await.expect("woken").expect("task");
+        match outcome {
+            Err(Failure::Api(e)) => assert_eq!(e.code, "agent_not_running"),
+            other => panic!("expected agent_not_running, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn an_idle_exit_satisfies_an_idle_wait_with_its_final_status() {
+        let (shared, key) = shared_with_pane();
+        feed(&shared, |s| s.agent_identity(key, Some("claude".into()), IdentityReason::Detected));
+        feed(&shared, |s| s.agent_screen(key, &verdict(DetectedState::Working)));
+        let cursor = shared.hub.cursor();
+        let info = shared.session().agent_info(key).expect("agent");
+        feed(&shared, |s| s.agent_screen(key, &verdict(DetectedState::Idle)));
+        feed(&shared, |s| s.agent_identity(key, None, IdentityReason::Exited));
+        let mut pin = Pin::new(key, &info, "w1:p1");
+        let goal = Goal { until: &[AgentStatus::Done], transient: false, after_seq: None };
+        let found = settle_within(&shared, &mut pin, cursor, &goal, Some(Duration::from_secs(1))).await;
+        assert_eq!(found.map(|i| i.agent_status), Ok(AgentStatus::Done));
+    }
+
+    #[tokio::test]
+    async fn a_wait_times_out_with_the_reference_message() {
+        let (shared, key) = shared_with_pane();
+        feed(&shared, |s| s.agent_identity(key, Some("claude".into()), IdentityReason::Detected));
+        let req = request("agent.wait", json!({"target": "w1:p1", "until": ["blocked"], "timeout_ms": 50}));
+        match wait(&shared, &req).await {
+            Err(Failure::Api(e)) => {
+                assert_eq!(
+                    (e.code.as_str(), e.message.as_str()),
+                    ("timeout", "timed out waiting for agent status")
+                )
+            }
+            other => panic!("expected timeout, got {other:?}"),
+        }
+    }
+}
