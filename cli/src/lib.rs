@@ -1,7 +1,8 @@
 //! The `herdr` command line: `herdr server` (runs the supervisor), and the subcommands that drive
 //! a running server through its JSON API socket with upstream's grammar, request ids, output
-//! and exit codes. Not here: the terminal UI (`herdr` with no subcommand attaches in later work),
-//! the server itself (`herdr-supervisor`), the wire types beyond plain JSON.
+//! and exit codes, and [`attach`] (`herdr` with no subcommand), which hands the terminal to
+//! `herdr-client`. Not here: the terminal UI itself (composed by the supervisor), the server
+//! itself (`herdr-supervisor`), the wire types beyond plain JSON.
 //!
 //! Map:
 //! - [`args`]: root grammar, global `--session`, shared value types;
@@ -15,6 +16,7 @@
 pub mod agent;
 pub mod api;
 pub mod args;
+pub mod attach;
 pub mod call;
 pub mod connect;
 pub mod integration;
@@ -64,7 +66,7 @@ pub fn main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     let rendered = match cli.command {
-        None => Rendered::usage(NO_TUI_MESSAGE),
+        None => attach::run(session.or(cli.session).as_deref(), &PathEnv::from_process_env()),
         Some(command) => {
             let session = session.or(cli.session);
             dispatch(command, session.as_deref(), &Caller::from_process_env())
@@ -162,6 +164,7 @@ fn dispatch(command: Command, session: Option<&str>, caller: &Caller) -> Rendere
     let target = || Target::resolve(session, &env).map_err(|err| Rendered::usage(&format!("herdr: {err}")));
     let result = match plan {
         Plan::Schema(args) => Ok(api::schema(&args)),
+        Plan::Session(session::SessionCommand::Attach { name }) => Ok(attach::run_named(&name, &env)),
         Plan::Session(cmd) => Ok(session::run(&cmd, &env, NO_TUI_MESSAGE)),
         Plan::Integration(cmd) => Ok(integration::run(&cmd, &herdr_integrations::Env::from_process_env())),
         Plan::Call(call) => target().map(|t| call::run(&t, &call)),

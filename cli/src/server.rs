@@ -158,7 +158,9 @@ pub fn detach(target: &Target) -> Rendered {
     }
 }
 
-fn spawn_detached(target: &Target) -> anyhow::Result<String> {
+/// Starts `herdr server` as a daemon for `target` and waits until it answers `ping`; returns
+/// what to tell the user. Also used by attach when no server runs.
+pub fn spawn_detached(target: &Target) -> anyhow::Result<String> {
     let socket = target.api_socket();
     create_private_dir(&target.paths.data_dir)?;
     let log_path = target.paths.data_dir.join(LOG_FILE_NAME);

@@ -65,12 +65,14 @@ fn invalid_session_name_is_a_usage_error() {
 }
 
 #[test]
-fn plain_herdr_says_the_ui_is_not_built_yet() {
-    let output = Sandbox::new().run(&[]);
+fn plain_herdr_without_a_terminal_says_it_needs_one_and_starts_nothing() {
+    let sandbox = Sandbox::new();
+    let output = sandbox.run(&[]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stdout(&output).is_empty());
     let text = stderr(&output);
-    assert!(text.contains("not built yet") && text.contains("herdr server --detach"), "{text}");
+    assert!(text.contains("needs a terminal") && text.contains("herdr server --detach"), "{text}");
+    assert!(!sandbox.default_socket().exists(), "no server may be started without a terminal");
 }
 
 #[test]

@@ -1,0 +1,94 @@
+//! Attaching the terminal: `herdr` with no subcommand, `herdr --session NAME`, and
+//! `herdr session attach NAME`. Starts the session's server in the background when none runs
+//! (the `server --detach` routine), then hands the terminal to [`herdr_client::attach`].
+
+use std::io::IsTerminal;
+
+use herdr_client::{AttachError, ExitReason};
+use herdr_protocol::paths::{PathEnv, SessionName};
+
+use crate::connect;
+use crate::output::{EXIT_ERROR, EXIT_OK, EXIT_USAGE, Rendered};
+use crate::server;
+use crate::target::Target;
+
+/// Set in every pane's environment: `herdr` inside a pane would attach the session to itself.
+const PANE_ENV: &str = "HERDR_ENV";
+
+/// Printed (exit 2) when `herdr` is run without a terminal to attach.
+pub const NO_TERMINAL_MESSAGE: &str = "herdr: attaching needs a terminal (stdin and stdout must be a TTY).\n\
+Without one, drive the server with subcommands: `herdr server --detach` starts it, then e.g.\n\
+`herdr workspace create`, `herdr pane list`, `herdr pane run <PANE_ID> <COMMAND>`. See `herdr --help`.\n";
+
+/// `herdr [--session NAME]`.
+pub fn run(session: Option<&str>, env: &PathEnv) -> Rendered {
+    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        return Rendered::stderr(NO_TERMINAL_MESSAGE, EXIT_USAGE);
+    }
+    if std::env::var_os(PANE_ENV).is_some_and(|v| v == "1") {
+        return Rendered::stderr(
+            "herdr: already inside a herdr pane; attaching here would nest the session in itself\n",
+            EXIT_ERROR,
+        );
+    }
+    let target = match Target::resolve(session, env) {
+        Ok(target) => target,
+        Err(err) => return Rendered::usage(&format!("herdr: {err}")),
+    };
+    if !connect::answers_ping(target.api_socket())
+        && let Err(err) = server::spawn_detached(&target)
+    {
+        return Rendered::stderr(format!("herdr: cannot start the server: {err:#}\n"), EXIT_ERROR);
+    }
+    outcome(herdr_client::attach(&target.paths.client_socket))
+}
+
+/// `herdr session attach NAME` (`default` names the default session).
+pub fn run_named(name: &str, env: &PathEnv) -> Rendered {
+    match SessionName::parse(name) {
+        Ok(_) => run(Some(name), env),
+        Err(err) => Rendered::usage(&format!("herdr: {err}")),
+    }
+}
+
+/// What the user is told after the terminal is restored.
+pub fn outcome(result: Result<ExitReason, AttachError>) -> Rendered {
+    match result {
+        Ok(ExitReason::Detached) => Rendered::stdout("[detached]\n"),
+        Ok(ExitReason::ServerStopping) => Rendered::stdout("[server stopped]\n"),
+        Ok(ExitReason::TerminalClosed) => Rendered { exit: EXIT_OK, ..Rendered::default() },
+        Ok(ExitReason::ConnectionLost) => {
+            Rendered::stderr("herdr: lost the connection to the server\n", EXIT_ERROR)
+        }
+        Err(AttachError::Refused(reason)) => Rendered::stderr(format!("herdr: {reason}\n"), EXIT_ERROR),
+        Err(err) => Rendered::stderr(format!("herdr: {err}\n"), EXIT_ERROR),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_is_printed_as_the_server_worded_it() {
+        let message = herdr_protocol::client::version_mismatch_message(1, 2);
+        let rendered = outcome(Err(AttachError::Refused(message.clone())));
+        assert_eq!(rendered.stderr, format!("herdr: {message}\n"));
+        assert_eq!(rendered.exit, EXIT_ERROR);
+    }
+
+    #[test]
+    fn detach_and_server_stop_say_so_and_succeed() {
+        assert_eq!(outcome(Ok(ExitReason::Detached)), Rendered::stdout("[detached]\n"));
+        assert_eq!(outcome(Ok(ExitReason::ServerStopping)).exit, EXIT_OK);
+        assert_eq!(outcome(Ok(ExitReason::TerminalClosed)), Rendered::default());
+        assert_eq!(outcome(Ok(ExitReason::ConnectionLost)).exit, EXIT_ERROR);
+    }
+
+    #[test]
+    fn an_invalid_session_name_is_a_usage_error() {
+        let rendered = run_named("../x", &PathEnv::default());
+        assert_eq!(rendered.exit, EXIT_USAGE);
+        assert!(rendered.stderr.contains("session name"), "{}", rendered.stderr);
+    }
+}

@@ -1,0 +1,97 @@
+//! The client's end of `herdr-client.sock`: connecting, the `Hello`/`Welcome` handshake, and
+//! reading and writing whole frames on a blocking socket.
+
+use std::io::{self, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::time::Duration;
+
+use herdr_protocol::client::{CLIENT_PROTOCOL_VERSION, ClientToServer, Encoding, ServerToClient};
+use herdr_protocol::ipc::{FrameDecoder, encode_frame};
+
+use crate::AttachError;
+
+/// How long the supervisor may take to answer `Hello`.
+const WELCOME_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A connected, welcomed client link.
+#[derive(Debug)]
+pub struct Link {
+    stream: UnixStream,
+    frames: FrameDecoder,
+}
+
+/// Connects to `client_socket` and does the handshake for a `cols` × `rows` terminal that
+/// wants cell updates.
+pub fn connect(client_socket: &Path, cols: u16, rows: u16) -> Result<Link, AttachError> {
+    let stream = UnixStream::connect(client_socket)
+        .map_err(|source| AttachError::Connect { path: client_socket.display().to_string(), source })?;
+    let mut link = Link { stream, frames: FrameDecoder::new() };
+    link.send(&ClientToServer::Hello {
+        version: CLIENT_PROTOCOL_VERSION,
+        cols,
+        rows,
+        encoding: Encoding::CellDiff,
+    })?;
+    link.stream.set_read_timeout(Some(WELCOME_TIMEOUT))?;
+    let welcome = match link.recv() {
+        Ok(Some(msg)) => msg,
+        Ok(None) => return Err(AttachError::Handshake("the server closed the connection".into())),
+        Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+            return Err(AttachError::Handshake("the server did not answer".into()));
+        }
+        Err(e) => return Err(AttachError::Handshake(e.to_string())),
+    };
+    link.stream.set_read_timeout(None)?;
+    match welcome {
+        ServerToClient::Welcome { error: Some(error), .. } => Err(AttachError::Refused(error)),
+        ServerToClient::Welcome { error: None, .. } => Ok(link),
+        other => Err(AttachError::Handshake(format!("expected Welcome, got {other:?}"))),
+    }
+}
+
+impl Link {
+    /// Sends one message.
+    pub fn send(&mut self, msg: &ClientToServer) -> io::Result<()> {
+        let bytes = encode_frame(msg).map_err(io::Error::other)?;
+        self.stream.write_all(&bytes)
+    }
+
+    /// The next message; `None` when the server closed the connection.
+    pub fn recv(&mut self) -> io::Result<Option<ServerToClient>> {
+        let mut buf = [0u8; 64 * 1024];
+        loop {
+            if let Some(msg) =
+                self.frames.next_frame().map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?
+            {
+                return Ok(Some(msg));
+            }
+            let n = self.stream.read(&mut buf)?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.frames.push(&buf[..n]);
+        }
+    }
+
+    /// A second handle on the socket for the writer side (input, resizes).
+    pub(crate) fn writer(&self) -> io::Result<Writer> {
+        Ok(Writer(self.stream.try_clone()?))
+    }
+}
+
+/// The sending half, shared by the input and signal threads behind a mutex.
+#[derive(Debug)]
+pub(crate) struct Writer(UnixStream);
+
+impl Writer {
+    pub(crate) fn send(&mut self, msg: &ClientToServer) -> io::Result<()> {
+        let bytes = encode_frame(msg).map_err(io::Error::other)?;
+        self.0.write_all(&bytes)
+    }
+
+    /// Ends the connection both ways, which also wakes the reader.
+    pub(crate) fn close(&self) {
+        let _ = self.0.shutdown(std::net::Shutdown::Both);
+    }
+}
