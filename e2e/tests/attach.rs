@@ -1,0 +1,237 @@
+//! Terminal clients end to end over `herdr-client.sock`, speaking the client protocol directly
+//! to a real `herdr server`: the handshake (and its refusal on a version mismatch), the first
+//! frame, prefix keys becoming layout changes, typed bytes reaching the program, detach leaving
+//! everything running, and silence while nothing changes.
+
+use std::io::{ErrorKind, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
+
+use herdr_e2e::{PATIENCE, TestServer, wait_until};
+use herdr_protocol::client::{
+    CLIENT_PROTOCOL_VERSION, ClientToServer, Encoding, ServerToClient, ShutdownReason,
+};
+use herdr_protocol::grid::FrameUpdate;
+use herdr_protocol::ipc::{FrameDecoder, encode_frame};
+use herdr_protocol::paths::derive_client_socket;
+use serde_json::{Value, json};
+
+/// A terminal client that keeps the screen it has been painted, as text.
+struct TestClient {
+    stream: UnixStream,
+    frames: FrameDecoder,
+    screen: Vec<Vec<String>>,
+    frames_seen: usize,
+}
+
+impl TestClient {
+    /// Connects and sends `Hello` with `version`; returns the client and the `Welcome`.
+    fn hello(server: &TestServer, version: u32, cols: u16, rows: u16) -> (TestClient, ServerToClient) {
+        let stream =
+            UnixStream::connect(derive_client_socket(server.socket())).expect("connect the client socket");
+        let mut client =
+            TestClient { stream, frames: FrameDecoder::new(), screen: Vec::new(), frames_seen: 0 };
+        client.send(&ClientToServer::Hello { version, cols, rows, encoding: Encoding::CellDiff });
+        let welcome = client.recv(PATIENCE).expect("a Welcome");
+        (client, welcome)
+    }
+
+    fn attach(server: &TestServer, cols: u16, rows: u16) -> TestClient {
+        let (client, welcome) = Self::hello(server, CLIENT_PROTOCOL_VERSION, cols, rows);
+        assert_eq!(welcome, ServerToClient::Welcome { version: CLIENT_PROTOCOL_VERSION, error: None });
+        client
+    }
+
+    fn send(&mut self, msg: &ClientToServer) {
+        let bytes = encode_frame(msg).expect("encode");
+        self.stream.write_all(&bytes).expect("write to the server");
+    }
+
+    fn type_bytes(&mut self, bytes: &[u8]) {
+        self.send(&ClientToServer::Input(bytes.to_vec()));
+    }
+
+    /// The next message within `timeout`; `None` on timeout or when the server closed.
+    fn recv(&mut self, timeout: Duration) -> Option<ServerToClient> {
+        let deadline = Instant::now() + timeout;
+        let mut buf = [0u8; 65536];
+        loop {
+            if let Some(msg) = self.frames.next_frame::<ServerToClient>().expect("a valid frame") {
+                if let ServerToClient::Frame(update) = &msg {
+                    self.apply(update);
+                }
+                return Some(msg);
+            }
+            let left = deadline.checked_duration_since(Instant::now())?;
+            self.stream.set_read_timeout(Some(left.max(Duration::from_millis(1)))).expect("set timeout");
+            match self.stream.read(&mut buf) {
+                Ok(0) => return None,
+                Ok(n) => self.frames.push(&buf[..n]),
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => return None,
+                Err(e) => panic!("reading from the server: {e}"),
+            }
+        }
+    }
+
+    fn apply(&mut self, update: &FrameUpdate) {
+        self.frames_seen += 1;
+        let (cols, rows) = (usize::from(update.cols), usize::from(update.rows));
+        if update.clear || self.screen.len() != rows {
+            self.screen = vec![vec![" ".to_owned(); cols]; rows];
+        }
+        for cell in &update.cells {
+            if let Some(slot) =
+                self.screen.get_mut(usize::from(cell.y)).and_then(|r| r.get_mut(usize::from(cell.x)))
+            {
+                *slot = cell.symbol.clone();
+            }
+        }
+    }
+
+    fn text(&self) -> String {
+        self.screen.iter().map(|row| row.concat()).collect::<Vec<_>>().join("\n")
+    }
+
+    /// Reads frames until the screen satisfies `check`.
+    fn wait_screen(&mut self, what: &str, check: impl Fn(&str) -> bool) {
+        let deadline = Instant::now() + PATIENCE;
+        while !check(&self.text()) {
+            let left = deadline.checked_duration_since(Instant::now());
+            let Some(left) = left else { panic!("timed out waiting for {what}; screen:\n{}", self.text()) };
+            self.recv(left);
+        }
+    }
+}
+
+fn pane_ids(server: &TestServer) -> Vec<String> {
+    let list = server.call("pane.list", json!({}));
+    list["panes"].as_array().map_or_else(Vec::new, |panes| {
+        panes.iter().filter_map(|p| p["pane_id"].as_str().map(str::to_owned)).collect()
+    })
+}
+
+fn focused_pane(server: &TestServer) -> String {
+    let snapshot = server.call("session.snapshot", json!({}));
+    snapshot["snapshot"]["focused_pane_id"].as_str().expect("a focused pane").to_owned()
+}
+
+fn read_visible(server: &TestServer, pane: &str) -> String {
+    let result: Value = server.call("pane.read", json!({ "pane_id": pane, "source": "recent" }));
+    result["read"]["text"].as_str().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn attach_split_type_and_detach_over_the_client_socket() {
+    let server = TestServer::start();
+    let mut client = TestClient::attach(&server, 120, 40);
+
+    // An empty session gets a first workspace; the sidebar and tab bar are on the first frame.
+    let first = client.recv(PATIENCE).expect("a first frame");
+    let ServerToClient::Frame(update) = first else { panic!("expected a frame, got {first:?}") };
+    assert!(update.clear && (update.cols, update.rows) == (120, 40), "{:?}", (update.clear, update.cols));
+    client.wait_screen("the sidebar", |text| text.lines().next().is_some_and(|row| row.contains("spaces")));
+    let workspace =
+        server.call("workspace.list", json!({}))["workspaces"][0]["label"].as_str().map(str::to_owned);
+    let workspace = workspace.expect("the first workspace");
+    assert!(client.text().contains(&workspace), "the sidebar lists {workspace}:\n{}", client.text());
+    assert_eq!(pane_ids(&server).len(), 1);
+
+    // prefix + v splits side by side and focuses the new pane.
+    client.type_bytes(b"\x02v");
+    wait_until("two panes", PATIENCE, || match pane_ids(&server).len() {
+        2 => Ok(()),
+        n => Err(format!("{n} panes")),
+    });
+    let focused = focused_pane(&server);
+
+    // Typed bytes reach the focused pane's program (the output differs from the echoed line).
+    client.type_bytes(b"echo typed-$((40+2))\r");
+    wait_until("the typed command's output", PATIENCE, || {
+        let text = read_visible(&server, &focused);
+        if text.lines().any(|line| line.trim() == "typed-42") { Ok(()) } else { Err(text) }
+    });
+
+    // prefix + q detaches this client only.
+    client.type_bytes(b"\x02q");
+    let mut last = None;
+    while let Some(msg) = client.recv(PATIENCE) {
+        last = Some(msg);
+    }
+    assert_eq!(last, Some(ServerToClient::Shutdown { reason: ShutdownReason::Detached }));
+    server.assert_alive();
+    assert_eq!(pane_ids(&server).len(), 2, "the panes keep running after detach");
+
+    // A second attach shows the same two panes side by side.
+    let mut again = TestClient::attach(&server, 120, 40);
+    again.wait_screen("two boxed panes", |text| {
+        text.lines().nth(1).is_some_and(|row| row.matches('┐').count() + row.matches('┓').count() == 2)
+    });
+}
+
+#[test]
+fn an_attached_client_gets_nothing_while_nothing_changes() {
+    let server = TestServer::start();
+    let mut client = TestClient::attach(&server, 100, 30);
+    client.wait_screen("the first paint", |text| text.contains("spaces"));
+    // Let the first workspace's startup settle: paints stop once the screen stops changing.
+    while client.recv(Duration::from_millis(500)).is_some() {}
+    let painted = client.frames_seen;
+    // A quiet window: no paint, not even an empty one, may arrive.
+    assert_eq!(client.recv(Duration::from_secs(2)), None, "an idle session sent something");
+    assert_eq!(client.frames_seen, painted);
+
+    // A change the client can see is painted again.
+    server.call("workspace.create", json!({ "label": "second-space" }));
+    client.wait_screen("the new workspace in the sidebar", |text| text.contains("second-space"));
+}
+
+#[test]
+fn a_client_of_another_protocol_version_is_refused_with_a_reason() {
+    let server = TestServer::start();
+    let (mut client, welcome) = TestClient::hello(&server, CLIENT_PROTOCOL_VERSION + 1, 80, 24);
+    let ServerToClient::Welcome { error: Some(error), .. } = welcome else {
+        panic!("not refused: {welcome:?}")
+    };
+    assert!(error.contains("protocol mismatch") && error.contains("newer"), "{error}");
+    assert_eq!(client.recv(PATIENCE), None, "the server closes a refused client");
+    // Nothing was attached: the session stays empty.
+    assert!(pane_ids(&server).is_empty());
+}
+
+#[test]
+fn the_client_that_typed_last_sets_the_layout_size() {
+    let server = TestServer::start();
+    let mut big = TestClient::attach(&server, 160, 50);
+    big.wait_screen("the first paint", |text| text.contains("spaces"));
+    let area = |server: &TestServer| {
+        let snapshot = server.call("session.snapshot", json!({}));
+        let area = &snapshot["snapshot"]["layouts"][0]["area"];
+        (area["width"].as_u64().unwrap_or(0), area["height"].as_u64().unwrap_or(0))
+    };
+    // 160 columns minus the 26-column sidebar; 50 rows minus the tab bar.
+    wait_until("the big client's area", PATIENCE, || match area(&server) {
+        (134, 49) => Ok(()),
+        other => Err(format!("{other:?}")),
+    });
+    let mut small = TestClient::attach(&server, 100, 30);
+    small.wait_screen("the first paint", |text| text.contains("spaces"));
+    wait_until("the newest client's area", PATIENCE, || match area(&server) {
+        (74, 29) => Ok(()),
+        other => Err(format!("{other:?}")),
+    });
+    big.type_bytes(b"x");
+    wait_until("the area of the client that typed", PATIENCE, || match area(&server) {
+        (134, 49) => Ok(()),
+        other => Err(format!("{other:?}")),
+    });
+    drop(big);
+    wait_until("the remaining client's area", PATIENCE, || match area(&server) {
+        (74, 29) => Ok(()),
+        other => Err(format!("{other:?}")),
+    });
+    small.send(&ClientToServer::Resize { cols: 90, rows: 20 });
+    wait_until("the resized client's area", PATIENCE, || match area(&server) {
+        (64, 19) => Ok(()),
+        other => Err(format!("{other:?}")),
+    });
+}
