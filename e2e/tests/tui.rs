@@ -1,0 +1,124 @@
+//! The terminal UI in a real terminal: `herdr` runs inside tmux (120×40) with the test's
+//! environment, and the test types with `send-keys` and reads the screen with `capture-pane`,
+//! as a person would: attaching starts a server, the sidebar shows the workspace, `C-b v`
+//! splits, typed text reaches the program, `C-b q` detaches back to the shell with everything
+//! still running, and attaching again shows the same panes.
+
+use std::path::PathBuf;
+use std::process::Output;
+
+use herdr_e2e::{PATIENCE, TestServer, wait_until};
+use serde_json::{Value, json};
+
+/// A private tmux server for one test, killed on drop.
+struct Tmux<'a> {
+    server: &'a TestServer,
+    socket: PathBuf,
+}
+
+impl<'a> Tmux<'a> {
+    /// Starts a 120×40 session running `sh` with the test's environment.
+    fn start(server: &'a TestServer) -> Tmux<'a> {
+        let tmux = Tmux { server, socket: server.root().join("tmux.sock") };
+        tmux.run(&["-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "sh"]);
+        tmux
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let output = self
+            .server
+            .command("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("run tmux (is it installed?)");
+        assert!(output.status.success(), "tmux {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        output
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "0"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    /// The screen as text (`escapes`: with SGR colour sequences).
+    fn screen(&self, escapes: bool) -> String {
+        let args: &[&str] = if escapes {
+            &["capture-pane", "-p", "-e", "-t", "0"]
+        } else {
+            &["capture-pane", "-p", "-t", "0"]
+        };
+        String::from_utf8_lossy(&self.run(args).stdout).into_owned()
+    }
+
+    fn wait_screen(&self, what: &str, check: impl Fn(&str) -> bool) -> String {
+        wait_until(what, PATIENCE, || {
+            let screen = self.screen(false);
+            if check(&screen) { Ok(screen) } else { Err(format!("screen:\n{screen}")) }
+        })
+    }
+}
+
+impl Drop for Tmux<'_> {
+    fn drop(&mut self) {
+        let _ = self.server.command("tmux").arg("-S").arg(&self.socket).arg("kill-server").output();
+    }
+}
+
+fn pane_ids(server: &TestServer) -> Vec<String> {
+    let answer = server.request("pane.list", json!({}));
+    answer["result"]["panes"].as_array().map_or_else(Vec::new, |panes| {
+        panes.iter().filter_map(|p| p["pane_id"].as_str().map(str::to_owned)).collect()
+    })
+}
+
+/// Row 1 of the screen (the panes' top borders) has one corner per pane box.
+fn boxes_on_top_row(screen: &str) -> usize {
+    screen.lines().nth(1).map_or(0, |row| row.matches(['┐', '┓']).count())
+}
+
+#[test]
+fn herdr_in_tmux_attaches_splits_types_detaches_and_reattaches() {
+    // No server yet: plain `herdr` starts one in the background.
+    let server = TestServer::prepare();
+    let tmux = Tmux::start(&server);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+    tmux.keys(&["herdr", "Enter"]);
+
+    let screen =
+        tmux.wait_screen("the sidebar and one pane", |s| s.contains("spaces") && boxes_on_top_row(s) == 1);
+    let workspaces = server.call("workspace.list", json!({}));
+    let label = workspaces["workspaces"][0]["label"].as_str().expect("a workspace label").to_owned();
+    assert!(screen.lines().take(5).any(|row| row.contains(&label)), "the sidebar names {label}:\n{screen}");
+    let coloured = tmux.screen(true);
+    assert!(coloured.contains("\x1b[") && coloured.contains("38;"), "the chrome is drawn in colour");
+
+    tmux.keys(&["C-b", "v"]);
+    wait_until("two panes", PATIENCE, || match pane_ids(&server).len() {
+        2 => Ok(()),
+        n => Err(format!("{n} panes")),
+    });
+    tmux.wait_screen("two pane boxes", |s| boxes_on_top_row(s) == 2);
+
+    let snapshot = server.call("session.snapshot", json!({}));
+    let focused = snapshot["snapshot"]["focused_pane_id"].as_str().expect("a focused pane").to_owned();
+    tmux.keys(&["echo typed-$((40+2))", "Enter"]);
+    wait_until("the typed command's output in the focused pane", PATIENCE, || {
+        let read: Value = server.call("pane.read", json!({ "pane_id": focused, "source": "recent" }));
+        let text = read["read"]["text"].as_str().unwrap_or_default().to_owned();
+        if text.lines().any(|line| line.trim() == "typed-42") { Ok(()) } else { Err(text) }
+    });
+
+    tmux.keys(&["C-b", "q"]);
+    tmux.wait_screen("the shell after detaching", |s| s.contains("[detached]") && s.contains("e2e$"));
+    server.assert_alive();
+    assert_eq!(pane_ids(&server).len(), 2, "the panes keep running after detach");
+
+    tmux.keys(&["clear; herdr", "Enter"]);
+    tmux.wait_screen("the same two panes after reattaching", |s| {
+        s.contains("spaces") && boxes_on_top_row(s) == 2
+    });
+    assert_eq!(pane_ids(&server).len(), 2);
+}
