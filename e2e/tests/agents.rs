@@ -5,8 +5,9 @@
 //! Covered here: `agent start`, `agent list/get`, `agent prompt --wait` returning when the agent
 //! settles, `agent wait --until blocked` latency against the moment the dialog reached the PTY,
 //! `done` turning `idle` on `agent focus`, `agent explain` naming the winning rule, a prompt that
-//! changes nothing reporting `agent_prompt_stalled`, the `pane.agent_status_changed` stream, and
-//! identity + detection for every fake kind. Every response and event is schema-checked by the
+//! changes nothing reporting `agent_prompt_stalled`, `agent_blocked` refusing a prompt to a
+//! blocked agent, rename, release on exit (`pane.agent_detected`, `agent_not_running` for a
+//! waiter), the `pane.agent_status_changed` stream, and identity + detection for every fake kind. Every response and event is schema-checked by the
 //! harness as it arrives.
 
 use std::process::Stdio;
@@ -14,7 +15,7 @@ use std::thread;
 use std::time::{Duration, Instant, SystemTime};
 
 use herdr_e2e::agents::{self, AgentWorkspace, Received, Subscription};
-use herdr_e2e::{PATIENCE, TestServer, binaries, cli, schema};
+use herdr_e2e::{PATIENCE, TestServer, binaries, cli, panes, schema};
 use serde_json::{Value, json};
 
 /// What a finished turn looks like: `idle` when seen, `done` when not yet seen.
@@ -139,6 +140,49 @@ fn agent_start_list_get_and_prompt_wait_until_settled() {
         idle.t_ms - returned
     );
     println!("prompt --wait returned {:.0} ms after the fake drew its idle composer", returned - idle.t_ms);
+
+    // A renamed agent answers to its new name only.
+    let renamed = server.cli(&["agent", "rename", "alpha", "alpha-two"]).result();
+    assert_eq!(renamed["agent"]["name"], "alpha-two", "{renamed}");
+    assert_eq!(agents::agent_info(&server, "alpha-two")["pane_id"], pane);
+    let (code, message) = server.call_error("agent.get", json!({"target": "alpha"}));
+    assert_eq!(code, "agent_not_found", "{message}");
+}
+
+#[test]
+fn an_agent_that_exits_is_released_and_its_waiters_told() {
+    let server = TestServer::start();
+    let workspace = start(&server, "codex", "echo", &[]);
+    let pane = workspace.ids.pane_id.clone();
+    let detected = Subscription::open(&server, json!([{"type": "pane.agent_detected"}]));
+
+    // A waiter for a state the agent will never reach learns that the agent went away. It is
+    // started before a long turn, and the exit comes only once that turn shows as working, so
+    // it has had the prompt's round trip and the turn's detection to get in place.
+    let waiter = spawn_cli(&server, &["agent", "wait", "echo", "--until", "blocked", "--timeout", "30000"]);
+    let mark = workspace.log.mark();
+    let prompted =
+        server.request("agent.prompt", json!({"target": "echo", "text": "count to ten work-ms=20000"}));
+    assert!(prompted.get("result").is_some(), "{prompted}");
+    agents::wait_status(&server, "echo", &["working"], PATIENCE);
+    let exited = server.request("agent.prompt", json!({"target": "echo", "text": "/exit"}));
+    assert!(exited.get("result").is_some(), "{exited}");
+    workspace.log.wait_event("exit", mark, PATIENCE);
+
+    let (output, _) = waiter.join().expect("the waiting CLI thread");
+    let answer = envelope_of(&output);
+    assert_eq!(answer["error"]["code"], "agent_not_running", "{answer}");
+
+    let mut seen = Vec::new();
+    let released = detected.until("the release of the agent", PATIENCE, &mut seen, |line| {
+        line["event"] == "pane_agent_detected"
+            && line["data"]["pane_id"] == pane.as_str()
+            && line["data"]["released"] == true
+    });
+    println!("released: {}", released.line);
+    let (code, message) = server.call_error("agent.get", json!({"target": "echo"}));
+    assert_eq!(code, "agent_not_found", "the name goes with the agent: {message}");
+    panes::wait_shell_foreground(&server, &pane);
 }
 
 #[test]
@@ -182,6 +226,13 @@ fn agent_wait_until_blocked_is_prompt_and_events_follow_the_turn() {
     assert!(cli_latency < BLOCKED_LATENCY_BOUND_MS, "agent wait --until blocked took {cli_latency:.0} ms");
     assert!(event_latency < BLOCKED_LATENCY_BOUND_MS, "the blocked event took {event_latency:.0} ms");
 
+    // A prompt to a blocked agent is refused and nothing reaches the program.
+    let before = workspace.log.mark();
+    let (code, message) = server.cli(&["agent", "prompt", "bravo", "are you there"]).error();
+    assert_eq!(code, "agent_blocked", "{message}");
+    let typed: Vec<String> = workspace.log.events().iter().skip(before).map(|e| e.event.clone()).collect();
+    assert!(!typed.contains(&"prompt".to_owned()), "a refused prompt reached the fake: {typed:?}");
+
     // Explain names the rule that recognised the dialog, over the socket and through the CLI.
     let explained = agents::explain(&server, "bravo");
     assert_eq!(explained["state"], "blocked", "{explained}");
@@ -215,7 +266,7 @@ fn done_turns_idle_when_the_agent_is_focused() {
     let server = TestServer::start();
     let workspace = start(&server, "claude", "charlie", &[("FAKE_AGENT_WORK_MS", "800")]);
     // Look elsewhere, so the finished turn is not seen.
-    let elsewhere = herdr_e2e::panes::create_workspace(&server);
+    let elsewhere = panes::create_workspace(&server);
     server.call("workspace.focus", json!({"workspace_id": elsewhere.workspace_id}));
 
     let prompted =
@@ -311,7 +362,7 @@ fn exercise(server: &TestServer, kind: &Kind) -> Result<(), String> {
                 Duration::from_secs(40),
             );
             if answer["result"]["agent"]["agent_status"] != "blocked" {
-                let screen = herdr_e2e::panes::read(server, pane, "detection");
+                let screen = panes::read(server, pane, "detection");
                 return Err(format!("never blocked: {answer}\n--- detection ---\n{screen}"));
             }
             let explained = agents::explain(server, &name);
@@ -341,7 +392,7 @@ fn exercise(server: &TestServer, kind: &Kind) -> Result<(), String> {
         Duration::from_secs(40),
     );
     if !settled["result"]["agent"]["agent_status"].as_str().is_some_and(|s| SETTLED.contains(&s)) {
-        let screen = herdr_e2e::panes::read(server, pane, "detection");
+        let screen = panes::read(server, pane, "detection");
         return Err(format!("never settled: {settled}\n--- detection ---\n{screen}"));
     }
     Ok(())
