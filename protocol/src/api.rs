@@ -8,11 +8,13 @@
 
 mod error;
 mod events;
+mod integrations;
 mod records;
 mod results;
 
 pub use error::ApiError;
 pub use events::Event;
+pub use integrations::{IntegrationDetails, IntegrationInfo, IntegrationState, IntegrationTarget};
 pub use records::{
     AgentInfo, AgentManifestInfo, AgentSessionInfo, AgentSessionRefKind, AgentStatus, LayoutDescription,
     LayoutNode, PaneDirection, PaneInfo, PaneLayoutPane, PaneLayoutRect, PaneLayoutSnapshot, PaneLayoutSplit,

@@ -200,6 +200,15 @@ pub enum ApiResult {
     AgentExplain {
         explain: serde_json::Value,
     },
+    /// `server.agent_manifests`: the manifests in force. Remote updates do not exist yet, so
+    /// `last_check_unix` / `last_result` are absent.
+    AgentManifestStatus {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        last_check_unix: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        last_result: Option<String>,
+        manifests: Vec<AgentManifestInfo>,
+    },
     /// `server.reload_agent_manifests`: the manifests in force after the reload.
     AgentManifestReload {
         manifests: Vec<AgentManifestInfo>,
@@ -271,5 +280,16 @@ pub enum ApiResult {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         matched_line: Option<String>,
         read: Box<PaneReadResult>,
+    },
+    IntegrationList {
+        integrations: Vec<super::IntegrationInfo>,
+    },
+    IntegrationInstall {
+        target: super::IntegrationTarget,
+        details: super::IntegrationDetails,
+    },
+    IntegrationUninstall {
+        target: super::IntegrationTarget,
+        details: super::IntegrationDetails,
     },
 }

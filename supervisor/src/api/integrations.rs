@@ -107,7 +107,6 @@ mod tests {
     /// Needs `ApiResult::{IntegrationList, IntegrationInstall, IntegrationUninstall}` in
     /// herdr-protocol (the shapes of `herdr_integrations::wire::IntegrationResult`).
     #[test]
-    #[ignore = "waits for the integration_* variants in herdr-protocol's ApiResult"]
     fn results_validate_against_the_schema() {
         let home = tempfile::tempdir().expect("home");
         std::fs::create_dir_all(home.path().join(".claude")).expect("claude dir");
