@@ -7,6 +7,7 @@
 #   pkg-config    libghostty-vt-sys finds the library through it
 #   libssl-dev    libssh2-sys (remote bridge) builds against it
 #   python3-pip   scripts/fetch-libghostty.sh downloads the pinned wheel with pip
+#   nodejs        runs the installed pi/opencode integration plugins in their tests
 set -euo pipefail
 
 missing=()
@@ -19,6 +20,7 @@ need_cmd vi vim-tiny
 need_cmd pkg-config pkg-config
 need_cmd python3 python3
 need_cmd stty coreutils
+need_cmd node nodejs
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 if command -v dpkg-query >/dev/null 2>&1; then
   need_pkg libssl-dev
