@@ -18,7 +18,7 @@ use super::panes::{self, Target};
 use crate::session::{Effects, PaneKey, Session, agent_not_found};
 use crate::state::Shared;
 
-pub use manifests::reload as reload_manifests;
+pub use manifests::{reload as reload_manifests, status as manifest_status};
 pub use start::start;
 pub use wait::{prompt, wait};
 

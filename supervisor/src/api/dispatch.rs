@@ -43,6 +43,7 @@ pub async fn dispatch(shared: &Shared, req: &Request) -> Result<ApiResult, Failu
         "agent.view.set" => agents::view_set(shared, req).await,
         "agent.view.clear" => agents::view_clear(shared, req).await,
         "server.reload_agent_manifests" => agents::reload_manifests(shared, req).await,
+        "server.agent_manifests" => agents::manifest_status(shared, req).await,
         "integration.list" => integrations::list(req),
         "integration.install" => integrations::install(req),
         "integration.uninstall" => integrations::uninstall(req),

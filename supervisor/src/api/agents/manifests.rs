@@ -1,6 +1,7 @@
 //! `server.reload_agent_manifests`: every pane's worker reloads its manifests, and the answer
 //! lists the manifests now in force, read the same way the workers read them (bundled, with the
-//! valid overrides from `<config dir>/agent-detection/*.toml`).
+//! valid overrides from `<config dir>/agent-detection/*.toml`). `server.agent_manifests` lists
+//! the same without reloading.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -66,16 +67,25 @@ pub fn manifest_infos(set: &ManifestSet) -> Vec<AgentManifestInfo> {
         .collect()
 }
 
-pub async fn reload(shared: &Shared, _req: &Request) -> Result<ApiResult, Failure> {
-    for handle in shared.all_pane_handles() {
-        handle.notify(shared.next_request_id(), WorkerRequest::ReloadManifests);
-    }
+/// The manifests in force now, as the workers load them.
+fn current() -> Vec<AgentManifestInfo> {
     let overrides = overrides_dir().map(|dir| read_overrides(&dir)).unwrap_or_default();
     let loaded = effective_manifests(&overrides);
     for diagnostic in &loaded.diagnostics {
         log::warn!("agent detection: {}", diagnostic.message);
     }
-    Ok(ApiResult::AgentManifestReload { manifests: manifest_infos(&loaded.set) })
+    manifest_infos(&loaded.set)
+}
+
+pub async fn reload(shared: &Shared, _req: &Request) -> Result<ApiResult, Failure> {
+    for handle in shared.all_pane_handles() {
+        handle.notify(shared.next_request_id(), WorkerRequest::ReloadManifests);
+    }
+    Ok(ApiResult::AgentManifestReload { manifests: current() })
+}
+
+pub async fn status(_shared: &Shared, _req: &Request) -> Result<ApiResult, Failure> {
+    Ok(ApiResult::AgentManifestStatus { last_check_unix: None, last_result: None, manifests: current() })
 }
 
 #[cfg(test)]
