@@ -4,7 +4,7 @@ The shapes follow the detection fixtures in `manifests/fixtures/<agent>/` (which
 real CLIs show), so a fake's screen is recognised by the same manifest rule as the real screen:
 claude's boxed `❯` composer and `✻ Pondering… (3s · esc to interrupt)` line, codex's `•
 Working (… esc to interrupt)` line and `Press enter to confirm or esc to cancel` approval, and so
-on. Window titles are set only where the real agent sets them (claude, codex).
+on. Window titles are set only where the real agent sets them (claude, codex, gemini).
 
 This module only builds lines of text; `fake_agent.py` owns the terminal and the turn machine.
 """
@@ -239,6 +239,14 @@ class Gemini(Screens):
             self.width(view),
         )
         return self.banner(view) + view.history + dialog + ["", f"{spinner} Waiting for user confirmation..."]
+
+    def title(self, state, view):
+        # Gemini's dynamic window title (its manifest has no title rules; this is for fidelity).
+        if state == "working":
+            return "✦  Working… (proj)"
+        if state == "blocked":
+            return "✋  Action Required (proj)"
+        return "◇  Ready (proj)"
 
 
 class Opencode(Screens):
