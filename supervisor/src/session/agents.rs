@@ -61,13 +61,17 @@ impl Session {
         let status = pane.agent_state.status();
         let before = fx.events.len();
         self.emit_agent_change(key, agent, status, fx);
-        if record_changed && fx.events.len() == before {
-            if let Some(pane) = self.panes.get_mut(&key) {
-                pane.revision += 1;
-            }
-            if let Some(info) = self.pane_info(key) {
-                fx.event(Event::PaneUpdated { pane: Box::new(info) });
-            }
+        if !record_changed {
+            return;
+        }
+        if let Some(pane) = self.panes.get_mut(&key) {
+            pane.revision += 1;
+        }
+        // An agent event already carries the news; a bare name or session change needs one.
+        if fx.events.len() == before
+            && let Some(info) = self.pane_info(key)
+        {
+            fx.event(Event::PaneUpdated { pane: Box::new(info) });
         }
     }
 
