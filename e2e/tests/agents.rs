@@ -7,7 +7,8 @@
 //! `done` turning `idle` on `agent focus`, `agent explain` naming the winning rule, a prompt that
 //! changes nothing reporting `agent_prompt_stalled`, `agent_blocked` refusing a prompt to a
 //! blocked agent, rename, release on exit (`pane.agent_detected`, `agent_not_running` for a
-//! waiter), the `pane.agent_status_changed` stream, and identity + detection for every fake kind. Every response and event is schema-checked by the
+//! waiter), a visible blocker re-asserting itself over a hook that says working, the
+//! `pane.agent_status_changed` stream, and identity + detection for every fake kind. Every response and event is schema-checked by the
 //! harness as it arrives.
 
 use std::process::Stdio;
@@ -421,4 +422,46 @@ fn every_fake_kind_is_identified_blocks_and_settles() {
             .collect()
     });
     assert!(failures.is_empty(), "{} kind(s) failed:\n{}", failures.len(), failures.join("\n\n"));
+}
+
+#[test]
+fn a_visible_blocker_beats_a_hook_that_says_working() {
+    let server = TestServer::start();
+    let knobs = [("FAKE_AGENT_WORK_MS", "800"), ("FAKE_AGENT_BLOCK_AFTER_MS", "300")];
+    let workspace = start(&server, "claude", "hooked", &knobs);
+    let pane = workspace.ids.pane_id.as_str();
+    let report = |state: &str, seq: &str| {
+        let args =
+            ["pane", "report-agent", pane, "--source", "custom:e2e", "--agent", "claude", "--state", state];
+        server.cli(&[&args[..], &["--seq", seq]].concat()).silent();
+    };
+
+    let prompted = server.request_with_timeout(
+        "agent.prompt",
+        json!({"target": "hooked", "text": "needs-permission: clean up", "wait": {"until": ["blocked"],
+               "timeout_ms": 20000}}),
+        Duration::from_secs(40),
+    );
+    assert_eq!(prompted["result"]["agent"]["agent_status"], "blocked", "{prompted}");
+    // The dialog is on screen: a hook saying "working" does not hide it. The hook may win for a
+    // moment (it is newer than the last screen verdict), but a still-visible blocker re-asserts
+    // itself (upstream refreshes it every 800 ms); 5 s leaves room for a loaded machine.
+    report("working", "1");
+    let reported = Instant::now();
+    let right_after = agents::status(&server, "hooked");
+    agents::wait_status(&server, "hooked", &["blocked"], Duration::from_secs(5));
+    println!("after the working hook: {right_after} at once, blocked again after {:?}", reported.elapsed());
+
+    // Once the dialog is answered and the screen settles, the hook's word stands.
+    let mark = workspace.log.mark();
+    server.call("agent.send_keys", json!({"target": "hooked", "keys": ["Enter"]}));
+    workspace.log.wait_event("idle", mark, PATIENCE);
+    agents::wait_status(&server, "hooked", &["working"], PATIENCE);
+    herdr_e2e::wait_until("the screen verdict to be idle", PATIENCE, || {
+        let explained = agents::explain(&server, "hooked");
+        if explained["state"] == "idle" { Ok(()) } else { Err(explained.to_string()) }
+    });
+    assert_eq!(agents::status(&server, "hooked"), "working", "the hook is the authority without a blocker");
+    report("idle", "2");
+    agents::wait_status(&server, "hooked", SETTLED, PATIENCE);
 }
