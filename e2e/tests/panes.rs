@@ -278,6 +278,7 @@ fn resizing_a_pane_resizes_its_terminal() {
     panes::settle(&server, &left);
     panes::settle(&server, &right);
     let (_, cols_before) = pane_size(&server, &left);
+    let (_, right_before) = pane_size(&server, &right);
     let layout = server.call("pane.layout", json!({"pane_id": left}));
     let width_before = rect_width(&layout["layout"], &left);
 
@@ -292,13 +293,21 @@ fn resizing_a_pane_resizes_its_terminal() {
         let (_, cols) = pane_size(&server, &left);
         if cols > cols_before { Ok(cols) } else { Err(format!("still {cols} columns (was {cols_before})")) }
     });
-    let (_, right_cols) = pane_size(&server, &right);
+    let right_cols = wait_until("the right pane's terminal to shrink", PATIENCE, || {
+        let (_, cols) = pane_size(&server, &right);
+        if cols < right_before { Ok(cols) } else { Err(format!("still {cols} columns (was {right_before})")) }
+    });
+    let right_width = rect_width(&resized["resize"]["layout"], &right);
     eprintln!(
         "left pane: rect {width_before}->{width_after} cols, tty {cols_before}->{cols_after}; right tty {right_cols}"
     );
     assert!(
         u64::from(cols_after).abs_diff(width_after) <= 2,
         "the terminal width ({cols_after}) follows the layout rect ({width_after}) up to borders"
+    );
+    assert!(
+        u64::from(right_cols).abs_diff(right_width) <= 2,
+        "the neighbour's terminal width ({right_cols}) follows its rect ({right_width})"
     );
 }
 
