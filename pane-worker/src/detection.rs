@@ -44,8 +44,12 @@ pub struct PaneDetection {
     osc: OscTracker,
     /// The foreground group seen at the last check.
     foreground_pgrp: Option<i32>,
-    /// The last identity probe found the pane's own program in front and no agent.
-    shell_in_front: bool,
+    /// OSC change count at the end of the last poll, and at the last poll before the foreground
+    /// group changed: a newly detected agent keeps only OSC evidence newer than the latter.
+    osc_seq_polled: u64,
+    osc_seq_before_foreground: u64,
+    /// What the last identity probe found in front.
+    probed: Option<Probed>,
     scans_suspended: bool,
     wake_at: Option<Instant>,
 }
@@ -70,7 +74,9 @@ impl PaneDetection {
             overrides_dir,
             osc: OscTracker::default(),
             foreground_pgrp: None,
-            shell_in_front: false,
+            osc_seq_polled: 0,
+            osc_seq_before_foreground: 0,
+            probed: None,
             scans_suspended: false,
             wake_at: None,
         }
@@ -118,6 +124,11 @@ impl PaneDetection {
     ) -> Vec<WorkerEvent> {
         if foreground_pgrp != self.foreground_pgrp {
             self.foreground_pgrp = foreground_pgrp;
+            self.osc_seq_before_foreground = self.osc_seq_polled;
+            self.detector.note_foreground_changed(now);
+        } else if self.probed == Some(Probed::Unsettled) {
+            // The program was caught mid-exec: look again now (its first output is here) rather
+            // than at the next acquisition probe.
             self.detector.note_foreground_changed(now);
         }
         if self.detector.agent().is_some() {
@@ -125,12 +136,14 @@ impl PaneDetection {
         }
         let mut view = LiveView { engine, osc: &self.osc, foreground_pgrp, program_pid, probed: None };
         let step = self.detector.poll(now, &self.manifests, &mut view);
-        if let Some(foreground) = view.probed {
-            self.shell_in_front = foreground == Probed::Shell;
+        if view.probed.is_some() {
+            self.probed = view.probed;
         }
-        let parked = self.shell_in_front && self.detector.agent().is_none();
+        let parked = self.probed == Some(Probed::Shell) && self.detector.agent().is_none();
         self.wake_at = if parked { None } else { step.wake_at };
-        step.publish.into_iter().map(|p| self.event(p)).collect()
+        let events = step.publish.into_iter().map(|p| self.event(p)).collect();
+        self.osc_seq_polled = self.osc.seq();
+        events
     }
 
     fn event(&mut self, publication: Publication) -> WorkerEvent {
@@ -138,7 +151,7 @@ impl PaneDetection {
             Publication::Agent { agent, previous, reason } => {
                 let reason = match reason {
                     AgentChangeReason::Detected => {
-                        self.osc.clear();
+                        self.osc.clear_up_to(self.osc_seq_before_foreground);
                         IdentityReason::Detected
                     }
                     AgentChangeReason::Exited => IdentityReason::Exited,
@@ -211,6 +224,8 @@ fn screen_state(report: StateReport) -> ScreenState {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Probed {
     Shell,
+    /// The pane's own program could not be read yet (mid-exec).
+    Unsettled,
     Other,
 }
 
@@ -226,7 +241,12 @@ struct LiveView<'a> {
 impl PaneView for LiveView<'_> {
     fn foreground(&mut self) -> Foreground {
         let foreground = classify(self.foreground_pgrp, self.program_pid, procinfo::identity_group);
-        self.probed = Some(if foreground == Foreground::Shell { Probed::Shell } else { Probed::Other });
+        let own = self.foreground_pgrp == Some(self.program_pid);
+        self.probed = Some(match foreground {
+            Foreground::Shell => Probed::Shell,
+            Foreground::Unavailable if own => Probed::Unsettled,
+            _ => Probed::Other,
+        });
         foreground
     }
 
@@ -246,6 +266,12 @@ fn classify(
     let Some(pgrp) = foreground_pgrp else { return Foreground::Unavailable };
     let members = group(pgrp);
     if pgrp == program_pid && identify(&members).is_none() {
+        // An empty argv is a program caught mid-exec (right after spawn): not known to be the
+        // shell yet, so keep probing rather than settle on "shell" and arm no timer.
+        let leader = members.iter().find(|p| i32::try_from(p.pid).ok() == Some(pgrp));
+        if leader.is_none_or(|l| l.argv.is_empty()) {
+            return Foreground::Unavailable;
+        }
         return Foreground::Shell;
     }
     if members.is_empty() {
@@ -334,6 +360,9 @@ mod tests {
         // `sh -c` without job control: the agent is a member of the program's own group.
         let wrapped = |_| vec![process(10, &["sh", "-c", "cd x; claude"]), process(11, &["claude"])];
         assert!(matches!(classify(Some(10), 10, wrapped), Foreground::Job(p) if p.len() == 2));
+        // Caught mid-exec, or gone: not (yet) the shell.
+        assert_eq!(classify(Some(10), 10, |_| vec![process(10, &[])]), Foreground::Unavailable);
+        assert_eq!(classify(Some(10), 10, |_| Vec::new()), Foreground::Unavailable);
     }
 
     #[test]
@@ -342,6 +371,53 @@ mod tests {
         assert!(matches!(classify(Some(20), 10, vim), Foreground::Job(_)));
         assert_eq!(classify(Some(20), 10, |_| Vec::new()), Foreground::Unavailable);
         assert_eq!(classify(None, 10, |_| panic!("no group to read")), Foreground::Unavailable);
+    }
+
+    #[test]
+    fn shell_arms_no_timer_and_a_new_agent_keeps_only_its_own_osc_evidence() {
+        use std::os::unix::process::CommandExt;
+        let now = Instant::now();
+        let engine = Engine::new(80, 24).expect("engine");
+        let mut d = PaneDetection::with_overrides_dir(now, None);
+        // SAFETY: getpgrp has no preconditions.
+        let ours = unsafe { libc::getpgrp() };
+        // Our own group plays the pane's shell: in front, not an agent.
+        d.feed(b"\x1b]0;user@host: ~\x07\x1b]9;4;1;10\x07");
+        assert!(d.poll(now, &engine, Some(ours), ours).is_empty());
+        assert_eq!(d.wake_at(), None, "a shell in front arms no timer");
+
+        // The fake claude in its own group takes the foreground; its title came in the same output.
+        let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake-agents/claude");
+        let mut agent = std::process::Command::new("bash")
+            .arg(fake)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .process_group(0)
+            .spawn()
+            .expect("spawn the fake agent");
+        let pgrp = i32::try_from(agent.id()).expect("pid");
+        // spawn can return while the exec is still in flight (empty cmdline): wait it out.
+        let cmdline = format!("/proc/{pgrp}/cmdline");
+        let deadline = Instant::now() + std::time::Duration::from_secs(5);
+        while !fs::read(&cmdline).is_ok_and(|c| c.windows(6).any(|w| w == b"claude")) {
+            assert!(Instant::now() < deadline, "the fake agent did not start");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        d.feed("\x1b]0;⠐ Refactoring\x07".as_bytes());
+        let events = d.poll(now, &engine, Some(pgrp), ours);
+        let _ = (agent.kill(), agent.wait());
+        assert_eq!(
+            events.first(),
+            Some(&WorkerEvent::AgentIdentity {
+                agent: Some("claude".into()),
+                previous: None,
+                reason: IdentityReason::Detected
+            }),
+            "{events:?}"
+        );
+        assert_eq!((d.osc.title(), d.osc.progress()), (Some("⠐ Refactoring"), None));
+        assert!(d.wake_at().is_some(), "an agent keeps the detector's deadline");
     }
 
     #[test]

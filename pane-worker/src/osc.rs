@@ -37,6 +37,10 @@ pub struct OscTracker {
     overflow: bool,
     title: Option<String>,
     progress: Option<String>,
+    /// Counts changes; `title_seq` / `progress_seq` say at which change each value was set.
+    seq: u64,
+    title_seq: u64,
+    progress_seq: u64,
 }
 
 impl OscTracker {
@@ -114,8 +118,8 @@ impl OscTracker {
         let body = String::from_utf8_lossy(&self.body);
         let (code, payload) = body.split_once(';').unwrap_or((&body, ""));
         let changed = match code {
-            "0" | "2" => replace(&mut self.title, sanitize(payload)),
-            "9" => replace(&mut self.progress, sanitize(payload)),
+            "0" | "2" => replace(&mut self.title, sanitize(payload), &mut self.seq, &mut self.title_seq),
+            "9" => replace(&mut self.progress, sanitize(payload), &mut self.seq, &mut self.progress_seq),
             _ => false,
         };
         self.body.clear();
@@ -130,19 +134,32 @@ impl OscTracker {
         self.progress.as_deref()
     }
 
-    /// Forgets the evidence (a different agent took the foreground: it must not inherit it).
-    /// A sequence in flight is kept: it belongs to the new program.
-    pub fn clear(&mut self) {
-        self.title = None;
-        self.progress = None;
+    /// The change counter: a mark to compare later changes against.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// Forgets evidence set at or before change `mark` (a different agent took the foreground: it
+    /// must not inherit what the previous program left), keeping what came after — the new
+    /// agent's own title often arrives in the very output that revealed it. A sequence in flight
+    /// is kept too: it belongs to the new program.
+    pub fn clear_up_to(&mut self, mark: u64) {
+        if self.title_seq <= mark {
+            self.title = None;
+        }
+        if self.progress_seq <= mark {
+            self.progress = None;
+        }
     }
 }
 
-fn replace(slot: &mut Option<String>, value: Option<String>) -> bool {
+fn replace(slot: &mut Option<String>, value: Option<String>, seq: &mut u64, set_at: &mut u64) -> bool {
     if *slot == value {
         return false;
     }
     *slot = value;
+    *seq += 1;
+    *set_at = *seq;
     true
 }
 
@@ -215,7 +232,17 @@ mod tests {
         let title = osc.title().expect("title");
         assert!(title.starts_with("aby"));
         assert_eq!(title.chars().count(), MAX_OSC_CHARS);
-        osc.clear();
+    }
+
+    #[test]
+    fn clearing_keeps_what_came_after_the_mark() {
+        let mut osc = OscTracker::default();
+        osc.feed(b"]0;old shell title]9;4;1;50");
+        let mark = osc.seq();
+        osc.feed(b"]0;agent title");
+        osc.clear_up_to(mark);
+        assert_eq!((osc.title(), osc.progress()), (Some("agent title"), None));
+        osc.clear_up_to(osc.seq());
         assert_eq!((osc.title(), osc.progress()), (None, None));
     }
 
