@@ -2,12 +2,13 @@
 //! environment, and the test types with `send-keys` and reads the screen with `capture-pane`,
 //! as a person would: attaching starts a server, the sidebar shows the workspace, `C-b v`
 //! splits, typed text reaches the program, `C-b q` detaches back to the shell with everything
-//! still running, and attaching again shows the same panes.
+//! still running, attaching again shows the same panes, and closing the terminal ends only the
+//! client.
 
 use std::path::PathBuf;
 use std::process::Output;
 
-use herdr_e2e::{PATIENCE, TestServer, wait_until};
+use herdr_e2e::{PATIENCE, TestServer, procs, wait_until};
 use serde_json::{Value, json};
 
 /// A private tmux server for one test, killed on drop.
@@ -108,7 +109,7 @@ fn herdr_in_tmux_attaches_splits_types_detaches_and_reattaches() {
     wait_until("the typed command's output in the focused pane", PATIENCE, || {
         let read: Value = server.call("pane.read", json!({ "pane_id": focused, "source": "recent" }));
         let text = read["read"]["text"].as_str().unwrap_or_default().to_owned();
-        if text.lines().any(|line| line.trim() == "typed-42") { Ok(()) } else { Err(text) }
+        if text.lines().any(printed_typed_42) { Ok(()) } else { Err(text) }
     });
 
     tmux.keys(&["C-b", "q"]);
@@ -121,4 +122,32 @@ fn herdr_in_tmux_attaches_splits_types_detaches_and_reattaches() {
         s.contains("spaces") && boxes_on_top_row(s) == 2
     });
     assert_eq!(pane_ids(&server).len(), 2);
+
+    // Closing the terminal hangs up the client (SIGHUP): it exits, the session does not notice.
+    assert_eq!(attached_clients(&server).len(), 1, "one attached client runs");
+    tmux.run(&["kill-server"]);
+    wait_until("the client to exit", PATIENCE, || match attached_clients(&server).as_slice() {
+        [] => Ok(()),
+        pids => Err(format!("clients still running: {pids:?}")),
+    });
+    server.assert_alive();
+    assert_eq!(pane_ids(&server).len(), 2, "the panes keep running after the terminal closed");
+}
+
+/// Live `herdr` client processes (plain `herdr`, no subcommand) started for this test.
+fn attached_clients(server: &TestServer) -> Vec<i32> {
+    let marker =
+        server.env().iter().find(|(key, _)| key == "HERDR_E2E_MARKER").map(|(k, v)| format!("{k}={v}"));
+    let marker = marker.expect("the test environment has a marker");
+    procs::all()
+        .into_iter()
+        .filter(|p| p.state != 'Z' && p.cmdline == ["herdr"] && procs::environ_has(p.pid, &marker))
+        .map(|p| p.pid)
+        .collect()
+}
+
+/// Whether `line` shows the output of `echo typed-$((40+2))`, not its echo. Typed ahead of the
+/// shell's first prompt, the output can share a line with that prompt.
+fn printed_typed_42(line: &str) -> bool {
+    line.trim_end().ends_with("typed-42") && !line.contains("$((")
 }
