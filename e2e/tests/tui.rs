@@ -123,6 +123,21 @@ fn herdr_in_tmux_attaches_splits_types_detaches_and_reattaches() {
     });
     assert_eq!(pane_ids(&server).len(), 2);
 
+    // Resizing the terminal (SIGWINCH to the client) resizes the layout: 100 columns minus the
+    // 26-column sidebar, 30 rows minus the tab bar.
+    tmux.run(&["resize-window", "-t", "0", "-x", "100", "-y", "30"]);
+    wait_until("the layout to follow the terminal's size", PATIENCE, || {
+        let snapshot = server.call("session.snapshot", json!({}));
+        let area = &snapshot["snapshot"]["layouts"][0]["area"];
+        match (area["width"].as_u64(), area["height"].as_u64()) {
+            (Some(74), Some(29)) => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    });
+    tmux.wait_screen("the frame repainted at the new size", |s| {
+        s.lines().nth(1).is_some_and(|row| row.chars().count() == 100 && row.ends_with('┓'))
+    });
+
     // Closing the terminal hangs up the client (SIGHUP): it exits, the session does not notice.
     assert_eq!(attached_clients(&server).len(), 1, "one attached client runs");
     tmux.run(&["kill-server"]);
