@@ -34,6 +34,7 @@ class Screens:
     alt_screen = False
     extra_modes = ()
     has_dialog = True
+    has_trust = False
     approve_keys = ("enter", "y", "1")
     reject_keys = ("esc", "n")
 
@@ -117,6 +118,23 @@ class Claude(Screens):
             "   3. No, and tell Claude what to do differently (esc)",
             "",
             " Esc to cancel · Tab to amend",
+        ]
+
+    has_trust = True
+
+    def trust(self, view):
+        return [
+            "Do you trust the files in this folder?",
+            "",
+            "~/proj",
+            "",
+            "Claude Code may read, write, or execute files contained in this directory.",
+            "This can pose security risks, so only use files from trusted sources.",
+            "",
+            "❯ 1. Yes, proceed",
+            "  2. No, exit",
+            "",
+            "Enter to confirm · Esc to exit",
         ]
 
     def title(self, state, view):

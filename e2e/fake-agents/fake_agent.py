@@ -23,9 +23,11 @@ Knobs (environment, or `--work-ms=N`-style arguments, which win):
 - FAKE_AGENT_BLOCK_AFTER_MS (default 600): working time before the permission dialog shows;
 - FAKE_AGENT_START_MS (default 200): startup time before the first idle screen;
 - FAKE_AGENT_TITLES (default 1): 0 stops OSC window-title updates (for agents that set them);
+- FAKE_AGENT_TRUST (default 0): 1 starts at the agent's folder-trust dialog (agents that have one);
+  approving it shows the composer, rejecting it exits;
 - FAKE_AGENT_LOG: a file that gets one JSON line per event, written right after the frame that
   shows it reached the terminal: `{"t_ms": <unix ms>, "agent", "pid", "event", ...}` with events
-  `started`, `prompt`, `ignored`, `idle`, `working`, `blocked`, `answered`, `exit`. Tests use the
+  `started`, `trust`, `prompt`, `ignored`, `idle`, `working`, `blocked`, `answered`, `exit`. Tests use the
   `blocked` line's `t_ms` to measure how fast herdr noticed the dialog.
 """
 
@@ -60,6 +62,7 @@ class Config:
         self.block_after_ms = _int(env.get("FAKE_AGENT_BLOCK_AFTER_MS"), 600)
         self.start_ms = _int(env.get("FAKE_AGENT_START_MS"), 200)
         self.titles = env.get("FAKE_AGENT_TITLES", "1") != "0"
+        self.trust = env.get("FAKE_AGENT_TRUST", "0") == "1"
         self.log_path = env.get("FAKE_AGENT_LOG") or None
         # Real agents take many flags (`--model x`); unknown ones are accepted and ignored.
         for arg in argv:
@@ -72,6 +75,8 @@ class Config:
                 self.start_ms = _int(value, self.start_ms)
             elif name == "--no-titles":
                 self.titles = False
+            elif name == "--trust":
+                self.trust = True
 
 
 def _int(text, default):
@@ -245,7 +250,7 @@ class Turn:
 
 
 class FakeAgent:
-    """The turn state machine: starting -> idle <-> working (-> blocked -> working | idle)."""
+    """The turn state machine: starting (-> trust) -> idle <-> working (-> blocked -> working | idle)."""
 
     def __init__(self, screens, argv):
         self.screens = screens
@@ -318,6 +323,9 @@ class FakeAgent:
     # -- input ----------------------------------------------------------------------------
 
     def on_input(self, kind, value):
+        if self.state == "trust":
+            self.on_trust_key(kind, value)
+            return
         if self.state == "blocked":
             self.on_dialog_key(kind, value)
             return
@@ -364,6 +372,16 @@ class FakeAgent:
             self.state = "idle"
             self.dirty = True
 
+    def on_trust_key(self, kind, value):
+        key = value if kind == "key" else value.lower()
+        if key in self.screens.approve_keys:
+            self.log.write("answered", answer="trust")
+            self.state = "idle"
+            self.dirty = True
+        elif key in self.screens.reject_keys:
+            self.log.write("answered", answer="distrust")
+            self.stop("folder not trusted")
+
     def submit(self, text):
         self.log.write("prompt", text=text)
         lowered = text.lower()
@@ -391,7 +409,7 @@ class FakeAgent:
     def tick(self, now):
         if self.state == "starting":
             if now >= self.ready_at:
-                self.state = "idle"
+                self.state = "trust" if self.config.trust and self.screens.has_trust else "idle"
                 self.dirty = True
             return
         if self.state != "working":
@@ -418,6 +436,9 @@ class FakeAgent:
             lines, title = self.screens.starting(view), None
         elif self.state == "idle":
             lines = self.screens.idle(view)
+            title = self.screens.title("idle", view)
+        elif self.state == "trust":
+            lines = self.screens.trust(view)
             title = self.screens.title("idle", view)
         elif self.state == "working":
             lines = self.screens.working(view)

@@ -8,7 +8,8 @@
 //! changes nothing reporting `agent_prompt_stalled`, `agent_blocked` refusing a prompt to a
 //! blocked agent, rename, release on exit (`pane.agent_detected`, `agent_not_running` for a
 //! waiter), a visible blocker re-asserting itself over a hook that says working, the
-//! `pane.agent_status_changed` stream, and identity + detection for every fake kind. Every response and event is schema-checked by the
+//! `pane.agent_status_changed` stream, `agent_not_ready` for an agent that starts at a dialog,
+//! and identity + detection for every fake kind. Every response and event is schema-checked by the
 //! harness as it arrives.
 
 use std::process::Stdio;
@@ -464,4 +465,30 @@ fn a_visible_blocker_beats_a_hook_that_says_working() {
     assert_eq!(agents::status(&server, "hooked"), "working", "the hook is the authority without a blocker");
     report("idle", "2");
     agents::wait_status(&server, "hooked", SETTLED, PATIENCE);
+}
+
+#[test]
+fn an_agent_blocked_at_startup_is_not_ready() {
+    let server = TestServer::start();
+    let workspace = agents::create_agent_workspace(&server, &[("FAKE_AGENT_TRUST", "1")]);
+    let pane = workspace.ids.pane_id.as_str();
+    let (code, message) = agents::start_agent(&server, "wary", "claude", pane).error();
+    assert_eq!(code, "agent_not_ready", "a trust dialog at startup: {message}");
+    workspace.log.wait_event("trust", 0, PATIENCE);
+    let explained = agents::explain(&server, pane);
+    assert_eq!(agents::winning_rule(&explained).as_deref(), Some("trust_folder_prompt"), "{explained}");
+
+    // Trusting the folder brings up the composer; the pane's agent is then settled.
+    let mark = workspace.log.mark();
+    panes::run(&server, pane, "");
+    workspace.log.wait_event("idle", mark, PATIENCE);
+    herdr_e2e::wait_until("the pane's claude to settle", PATIENCE, || {
+        let info = server.call("pane.get", json!({"pane_id": pane}));
+        let status = info["pane"]["agent_status"].as_str().unwrap_or_default();
+        if info["pane"]["agent"] == "claude" && SETTLED.contains(&status) {
+            Ok(())
+        } else {
+            Err(info.to_string())
+        }
+    });
 }
