@@ -78,11 +78,9 @@ impl Screens {
         self.dirty.subscribe()
     }
 
-    /// Copies of the grids of `panes` (`(key, public pane id)`), keyed by public pane id as the
-    /// view model wants them.
-    fn by_pane_id(&self, panes: &[(PaneKey, String)]) -> HashMap<String, PaneGrid> {
-        let grids = self.grids();
-        panes.iter().filter_map(|(key, id)| grids.get(key).map(|grid| (id.clone(), grid.clone()))).collect()
+    /// Runs `f` with the grids locked (composition borrows them instead of copying).
+    fn with_grids<T>(&self, f: impl FnOnce(&HashMap<PaneKey, PaneGrid>) -> T) -> T {
+        f(&self.grids())
     }
 }
 

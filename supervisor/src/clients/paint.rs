@@ -153,10 +153,15 @@ fn capture(shared: &Shared) -> (SessionSnapshot, Vec<(PaneKey, String)>) {
 }
 
 fn compose_view(hub: &Hub, view: View, snapshot: &SessionSnapshot, panes: &[(PaneKey, String)]) -> Frame {
-    let grids = hub.shared.screens.by_pane_id(panes);
-    let model = ViewModel::from_snapshot(snapshot, &grids, view.mode);
     let options = hub.config.ui.render_options(view.sidebar_collapsed);
-    compose(&model, &options, hub.config.theme(), view.cols, view.rows)
+    hub.shared.screens.with_grids(|grids| {
+        let grid = |pane_id: &str| {
+            let key = panes.iter().find(|(_, id)| id == pane_id).map(|(key, _)| key)?;
+            grids.get(key)
+        };
+        let model = ViewModel::from_snapshot_with(snapshot, grid, view.mode);
+        compose(&model, &options, hub.config.theme(), view.cols, view.rows)
+    })
 }
 
 /// The model sizes each pane to its whole box; with borders the program sees one cell less on

@@ -117,3 +117,24 @@ fn client_side_actions_and_unbuilt_ones() {
     assert_eq!(plan(&Action::SplitVertical, &empty), Step::Nothing);
     assert_eq!(plan(&Action::Detach, &empty), Step::Detach);
 }
+
+#[test]
+fn storing_or_dropping_a_grid_wakes_the_paint_tasks() {
+    use herdr_protocol::grid::PaneGrid;
+
+    use super::Screens;
+    use crate::session::PaneKey;
+
+    let screens = Screens::default();
+    let mut woken = screens.watch();
+    assert!(!woken.has_changed().expect("open"));
+    screens.set_grid(PaneKey(7), PaneGrid::blank(3, 2));
+    assert!(woken.has_changed().expect("open"), "a new grid wakes painters");
+    woken.borrow_and_update();
+    assert_eq!(screens.with_grids(|grids| grids.get(&PaneKey(7)).map(|g| (g.cols, g.rows))), Some((3, 2)));
+    screens.remove(PaneKey(8));
+    assert!(!woken.has_changed().expect("open"), "forgetting an unknown pane changes nothing");
+    screens.remove(PaneKey(7));
+    assert!(woken.has_changed().expect("open"));
+    assert!(screens.with_grids(|grids| grids.is_empty()));
+}

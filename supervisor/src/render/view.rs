@@ -132,6 +132,16 @@ impl<'a> ViewModel<'a> {
         grids: &'a HashMap<String, PaneGrid>,
         mode: ModeBadge,
     ) -> ViewModel<'a> {
+        Self::from_snapshot_with(snapshot, |pane_id| grids.get(pane_id), mode)
+    }
+
+    /// [`ViewModel::from_snapshot`] with the grids looked up by public pane id through `grid`,
+    /// so a runtime can lend grids it keeps under other keys without copying them.
+    pub fn from_snapshot_with(
+        snapshot: &'a SessionSnapshot,
+        grid: impl Fn(&str) -> Option<&'a PaneGrid>,
+        mode: ModeBadge,
+    ) -> ViewModel<'a> {
         let workspace_label =
             |id: &str| snapshot.workspaces.iter().find(|w| w.workspace_id == id).map(|w| w.label.clone());
         let tab_label = |id: &str| snapshot.tabs.iter().find(|t| t.tab_id == id).map(|t| t.label.clone());
@@ -181,7 +191,7 @@ impl<'a> ViewModel<'a> {
                     label: p.label.clone(),
                     agent: p.display_agent.clone().or_else(|| p.agent.clone()),
                     status: p.agent_status,
-                    grid: grids.get(&p.pane_id),
+                    grid: grid(&p.pane_id),
                 };
                 (p.pane_id.clone(), view)
             })
