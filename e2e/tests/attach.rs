@@ -241,3 +241,17 @@ fn the_client_that_typed_last_sets_the_layout_size() {
 fn printed_typed_42(line: &str) -> bool {
     line.trim_end().ends_with("typed-42") && !line.contains("$((")
 }
+
+#[test]
+fn stopping_the_server_tells_attached_clients_why() {
+    let server = TestServer::start();
+    let mut client = TestClient::attach(&server, 100, 30);
+    client.wait_screen("the first paint", |text| text.contains("spaces"));
+    let stopped = server.call("server.stop", json!({}));
+    assert_eq!(stopped["type"], "ok", "{stopped}");
+    let mut last = None;
+    while let Some(msg) = client.recv(PATIENCE) {
+        last = Some(msg);
+    }
+    assert_eq!(last, Some(ServerToClient::Shutdown { reason: ShutdownReason::ServerStopping }));
+}

@@ -31,7 +31,7 @@ async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     let shared = Shared::new(config);
     tokio::spawn(reaper::reap_forever());
     spawn_signal_watch(&shared)?;
-    tokio::spawn(clients::serve(shared.clone(), client_listener));
+    let clients = tokio::spawn(clients::serve(shared.clone(), client_listener));
 
     let mut stop = shared.shutdown_signal();
     loop {
@@ -49,6 +49,8 @@ async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     identity.remove_if_owned();
     client_identity.remove_if_owned();
     close_all_panes(&shared).await;
+    // Attached terminals are told the server is stopping; a stuck one does not hold us up.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), clients).await;
     reaper::reap_remaining(std::time::Duration::from_secs(2)).await;
     log::info!("herdr supervisor stopped");
     Ok(())

@@ -31,6 +31,7 @@ use herdr_protocol::grid::PaneGrid;
 use herdr_protocol::paths::{self, PathEnv};
 use tokio::net::UnixListener;
 use tokio::sync::watch;
+use tokio::task::JoinSet;
 
 use crate::config::{self, Config};
 use crate::session::PaneKey;
@@ -119,7 +120,8 @@ fn load_config() -> Config {
     config
 }
 
-/// Accepts terminal clients on `listener` until the supervisor shuts down.
+/// Accepts terminal clients on `listener` until the supervisor shuts down, then returns once
+/// every attached client has been told so.
 pub async fn serve(shared: Arc<Shared>, listener: UnixListener) {
     let hub = Arc::new(Hub {
         shared: shared.clone(),
@@ -128,15 +130,21 @@ pub async fn serve(shared: Arc<Shared>, listener: UnixListener) {
         config: load_config(),
     });
     let mut stop = shared.shutdown_signal();
+    let mut connections = JoinSet::new();
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    tokio::spawn(conn::serve(hub.clone(), stream));
+                    connections.spawn(conn::serve(hub.clone(), stream));
                 }
                 Err(e) => log::warn!("client accept failed: {e}"),
             },
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
             _ = stop.wait_for(|stopping| *stopping) => break,
         }
     }
+    drop(listener);
+    // Every paint task says goodbye (`Shutdown`) and ends; wait for them so the runtime is not
+    // torn down mid-farewell.
+    while connections.join_next().await.is_some() {}
 }
