@@ -64,6 +64,18 @@ fn plan_without_focus(action: &Action, snapshot: &SessionSnapshot) -> Option<Ste
         Action::NewWorkspace => Step::Call("workspace.create", json!({ "focus": true })),
         Action::NextWorkspace => workspace_step(snapshot, true),
         Action::PreviousWorkspace => workspace_step(snapshot, false),
+        // Navigate mode switches live: moving the selection focuses that workspace, so Enter
+        // has nothing left to do (a separate selection cursor needs the navigate overlay).
+        Action::SelectWorkspace { forward } => workspace_step(snapshot, *forward),
+        Action::JumpWorkspace(number) => {
+            match snapshot.workspaces.get(usize::from(*number).wrapping_sub(1)) {
+                Some(w) if Some(&w.workspace_id) != snapshot.focused_workspace_id.as_ref() => {
+                    Step::Call("workspace.focus", json!({ "workspace_id": w.workspace_id }))
+                }
+                _ => Step::Nothing,
+            }
+        }
+        Action::SwitchToSelectedWorkspace => Step::Nothing,
         _ => return None,
     })
 }

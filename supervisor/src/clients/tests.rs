@@ -138,3 +138,21 @@ fn storing_or_dropping_a_grid_wakes_the_paint_tasks() {
     assert!(woken.has_changed().expect("open"));
     assert!(screens.with_grids(|grids| grids.is_empty()));
 }
+
+#[test]
+fn navigate_mode_moves_between_workspaces() {
+    let mut session = Session::new(120, 40);
+    for label in ["one", "two", "three"] {
+        session.handle("workspace.create", json!({ "label": label })).expect("a method").expect("created");
+    }
+    let snapshot = session.snapshot();
+    let ids: Vec<String> = snapshot.workspaces.iter().map(|w| w.workspace_id.clone()).collect();
+    assert_eq!(snapshot.focused_workspace_id.as_ref(), Some(&ids[0]), "the first workspace is active");
+    let focus = |id: &str| Step::Call("workspace.focus", json!({ "workspace_id": id }));
+    assert_eq!(plan(&Action::SelectWorkspace { forward: true }, &snapshot), focus(&ids[1]));
+    assert_eq!(plan(&Action::SelectWorkspace { forward: false }, &snapshot), focus(&ids[2]));
+    assert_eq!(plan(&Action::JumpWorkspace(3), &snapshot), focus(&ids[2]));
+    assert_eq!(plan(&Action::JumpWorkspace(1), &snapshot), Step::Nothing, "already there");
+    assert_eq!(plan(&Action::JumpWorkspace(9), &snapshot), Step::Nothing, "no such workspace");
+    assert_eq!(plan(&Action::SwitchToSelectedWorkspace, &snapshot), Step::Nothing);
+}
