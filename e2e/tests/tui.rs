@@ -96,7 +96,10 @@ fn herdr_in_tmux_attaches_splits_types_detaches_and_reattaches() {
     let coloured = tmux.screen(true);
     assert!(coloured.contains("\x1b[") && coloured.contains("38;"), "the chrome is drawn in colour");
 
-    tmux.keys(&["C-b", "v"]);
+    // The prefix shows the mode bar on the bottom row until the next key.
+    tmux.keys(&["C-b"]);
+    tmux.wait_screen("the prefix mode bar", |s| s.lines().last().is_some_and(|row| row.contains("PREFIX")));
+    tmux.keys(&["v"]);
     wait_until("two panes", PATIENCE, || match pane_ids(&server).len() {
         2 => Ok(()),
         n => Err(format!("{n} panes")),
