@@ -101,10 +101,13 @@ impl PaneDetection {
         self.detector.note_released(now);
     }
 
-    /// Re-reads the overrides and recompiles (`ReloadManifests`); the screen is judged afresh.
+    /// `ReloadManifests`: with an agent in front, re-reads the overrides and recompiles now and
+    /// the screen is judged afresh; without one, drops what was compiled so the next need reads
+    /// the files fresh (a shell pane does not grow by a whole manifest set for a reload).
     pub fn reload(&mut self, now: Instant) {
-        self.manifests = load_manifests(self.overrides_dir.as_deref());
-        self.manifests_loaded = true;
+        self.manifests = ManifestSet::default();
+        self.manifests_loaded = false;
+        self.prepare();
         self.detector.note_output(now);
     }
 
@@ -418,6 +421,22 @@ mod tests {
         );
         assert_eq!((d.osc.title(), d.osc.progress()), (Some("⠐ Refactoring"), None));
         assert!(d.wake_at().is_some(), "an agent keeps the detector's deadline");
+    }
+
+    #[test]
+    fn manifests_are_compiled_only_when_needed() {
+        let now = Instant::now();
+        let engine = Engine::new(80, 24).expect("engine");
+        let mut d = PaneDetection::with_overrides_dir(now, None);
+        d.prepare();
+        d.reload(now);
+        assert!(!d.manifests_loaded, "no agent: nothing to compile");
+        let explained: serde_json::Value = serde_json::from_str(&d.explain(&engine)).expect("json");
+        assert!(d.manifests_loaded);
+        assert_eq!(explained["state"], "unknown");
+        assert_eq!(explained["screen_detection_skipped"], false);
+        d.reload(now);
+        assert!(!d.manifests_loaded, "a reload without an agent drops them");
     }
 
     #[test]
