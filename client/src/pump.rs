@@ -12,6 +12,7 @@ use signal_hook::consts::{SIGHUP, SIGTERM, SIGWINCH};
 use signal_hook::iterator::Signals;
 
 use crate::link::{Link, Writer};
+use crate::terminal;
 use crate::{AttachError, ExitReason};
 
 type SharedWriter = Arc<Mutex<Writer>>;
@@ -94,6 +95,7 @@ fn paint(link: &mut Link, terminal_closed: &AtomicBool) -> Result<ExitReason, At
             ServerToClient::Frame(update) => update.to_ansi(),
             ServerToClient::Ansi(bytes) => bytes,
             ServerToClient::Bell => b"\x07".to_vec(),
+            ServerToClient::MouseCapture { enabled } => terminal::mouse_capture(enabled),
             ServerToClient::Shutdown { reason } => {
                 return match reason {
                     ShutdownReason::Detached => Ok(ExitReason::Detached),

@@ -1,6 +1,6 @@
-//! The host terminal's modes while attached: raw mode, the alternate screen, bracketed paste,
-//! focus reporting and mouse capture (SGR) on entry, all undone on drop and by a panic hook,
-//! so a crash never leaves the user's terminal in raw mode.
+//! The host terminal's modes while attached: raw mode, the alternate screen, bracketed paste
+//! and focus reporting on entry (mouse capture when the server says so), all undone on drop and
+//! by a panic hook, so a crash never leaves the user's terminal in raw mode.
 
 use std::io::{self, Write};
 use std::sync::Once;
@@ -22,13 +22,7 @@ impl HostTerminal {
         install_panic_hook();
         enable_raw_mode()?;
         let guard = HostTerminal(());
-        execute!(
-            io::stdout(),
-            EnterAlternateScreen,
-            EnableBracketedPaste,
-            EnableFocusChange,
-            EnableMouseCapture
-        )?;
+        execute!(io::stdout(), EnterAlternateScreen, EnableBracketedPaste, EnableFocusChange)?;
         Ok(guard)
     }
 }
@@ -37,6 +31,18 @@ impl Drop for HostTerminal {
     fn drop(&mut self) {
         restore();
     }
+}
+
+/// The bytes that turn mouse reporting (with SGR coordinates) on or off.
+pub(crate) fn mouse_capture(enabled: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = if enabled {
+        crossterm::queue!(out, EnableMouseCapture)
+    } else {
+        crossterm::queue!(out, DisableMouseCapture)
+    };
+    out
 }
 
 /// Undoes everything [`HostTerminal::enter`] did. Errors are ignored: the terminal may be gone.

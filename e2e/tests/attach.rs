@@ -125,6 +125,8 @@ fn attach_split_type_and_detach_over_the_client_socket() {
     let server = TestServer::start();
     let mut client = TestClient::attach(&server, 120, 40);
 
+    // Mouse reporting as configured (on by default), then the first paint.
+    assert_eq!(client.recv(PATIENCE), Some(ServerToClient::MouseCapture { enabled: true }));
     // An empty session gets a first workspace; the sidebar and tab bar are on the first frame.
     let first = client.recv(PATIENCE).expect("a first frame");
     let ServerToClient::Frame(update) = first else { panic!("expected a frame, got {first:?}") };
@@ -254,4 +256,16 @@ fn stopping_the_server_tells_attached_clients_why() {
         last = Some(msg);
     }
     assert_eq!(last, Some(ServerToClient::Shutdown { reason: ShutdownReason::ServerStopping }));
+}
+
+#[test]
+fn mouse_capture_follows_the_config() {
+    let mut server = TestServer::prepare();
+    let config_dir = server.root().join("config").join("herdr");
+    std::fs::create_dir_all(&config_dir).expect("create the config dir");
+    std::fs::write(config_dir.join("config.toml"), "[ui]\nmouse_capture = false\n")
+        .expect("write config.toml");
+    server.start_server();
+    let mut client = TestClient::attach(&server, 100, 30);
+    assert_eq!(client.recv(PATIENCE), Some(ServerToClient::MouseCapture { enabled: false }));
 }

@@ -93,6 +93,8 @@ fn herdr_in_tmux_attaches_splits_types_detaches_and_reattaches() {
     let workspaces = server.call("workspace.list", json!({}));
     let label = workspaces["workspaces"][0]["label"].as_str().expect("a workspace label").to_owned();
     assert!(screen.lines().take(5).any(|row| row.contains(&label)), "the sidebar names {label}:\n{screen}");
+    let mouse = tmux.run(&["display-message", "-p", "-t", "0", "#{mouse_sgr_flag}"]);
+    assert_eq!(String::from_utf8_lossy(&mouse.stdout).trim(), "1", "SGR mouse reporting is on");
     let coloured = tmux.screen(true);
     assert!(coloured.contains("\x1b[") && coloured.contains("38;"), "the chrome is drawn in colour");
 

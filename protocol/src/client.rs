@@ -59,6 +59,9 @@ pub enum ServerToClient {
     Ansi(Vec<u8>),
     /// A pane rang its bell; the client rings the real terminal's.
     Bell,
+    /// Turn the terminal's mouse reporting (SGR) on or off (`ui.mouse_capture`). Sent right
+    /// after a good `Welcome`; clients start with it off.
+    MouseCapture { enabled: bool },
     /// The supervisor ends this client's connection (`reason` is for the user).
     Shutdown { reason: ShutdownReason },
 }

@@ -56,6 +56,7 @@ fn server_messages_round_trip() {
         ServerToClient::Frame(update),
         ServerToClient::Ansi(b"\x1b[?2026h\x1b[?2026l".to_vec()),
         ServerToClient::Bell,
+        ServerToClient::MouseCapture { enabled: true },
         ServerToClient::Shutdown { reason: ShutdownReason::Detached },
         ServerToClient::Shutdown { reason: ShutdownReason::ProtocolError("bad".into()) },
     ];

@@ -47,7 +47,10 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
     };
     match check_hello_version(version) {
         Ok(welcome) => {
-            if write_message(&mut writer, &welcome).await.is_err() {
+            let mouse = ServerToClient::MouseCapture { enabled: hub.config.ui.mouse_capture };
+            if write_message(&mut writer, &welcome).await.is_err()
+                || write_message(&mut writer, &mouse).await.is_err()
+            {
                 return;
             }
         }
