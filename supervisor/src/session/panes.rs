@@ -193,7 +193,7 @@ impl Session {
     }
 
     /// Sets the pane's agent view directly (tests and callers without detection): see
-    /// [`Session::emit_agent_change`].
+    /// `Session::emit_agent_change`.
     pub fn set_pane_agent(&mut self, key: PaneKey, agent: Option<String>, status: AgentStatus) -> Effects {
         self.observed(|s, fx| s.emit_agent_change(key, agent, status, fx))
     }
