@@ -142,7 +142,10 @@ impl Worker {
         }
         let deadline = Instant::now() + DEADLINE;
         loop {
-            let frame = self.recv(deadline).unwrap_or_else(|| panic!("link closed while waiting for {what}"));
+            let frame = self
+                .recv_until(deadline)
+                .unwrap_or_else(|Timeout| panic!("timed out waiting for {what}; stashed: {:?}", self.stash))
+                .unwrap_or_else(|| panic!("link closed while waiting for {what}"));
             if let Some(v) = pick(&frame) {
                 return v;
             }
