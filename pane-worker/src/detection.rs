@@ -14,12 +14,12 @@
 use std::{
     fs,
     path::{Path, PathBuf},
-    time::Instant,
+    time::{Duration, Instant},
 };
 
 use herdr_manifests::{
     AgentChangeReason, AgentState, Detector, Foreground, ManifestSet, OverrideFile, PaneView, Publication,
-    ScreenText, StateReport, effective_manifests, identify,
+    ScreenText, StateReport, effective_manifests, identify, machine::ACQUISITION_FAST_PHASE,
 };
 use herdr_protocol::{
     ipc::{DetectedState, IdentityReason, ReadFormat, ReadSource, ReadSpec, ScreenState, WorkerEvent},
@@ -30,6 +30,9 @@ use crate::{engine::Engine, osc::OscTracker, procinfo};
 
 /// Sub-directory of the config dir holding per-agent manifest overrides.
 pub const OVERRIDES_DIR_NAME: &str = "agent-detection";
+
+/// Least time between identity probes forced by output while the foreground settles.
+const FORCED_PROBE_INTERVAL: Duration = Duration::from_millis(100);
 
 /// Why explain reports skipped screen detection while scans are suspended.
 const SKIP_REASON_FULL_LIFECYCLE: &str = "full_lifecycle_hook_authority";
@@ -50,6 +53,11 @@ pub struct PaneDetection {
     osc_seq_before_foreground: u64,
     /// What the last identity probe found in front.
     probed: Option<Probed>,
+    /// Until when output may force an identity probe while the shell is taken to be in front:
+    /// the pane's program (or a new foreground job) may still be a wrapper that is about to exec
+    /// the agent (`/usr/bin/env node cli.js`, a launcher script), and no timer is armed then.
+    settling_until: Instant,
+    last_forced_probe: Option<Instant>,
     scans_suspended: bool,
     wake_at: Option<Instant>,
 }
@@ -77,6 +85,8 @@ impl PaneDetection {
             osc_seq_polled: 0,
             osc_seq_before_foreground: 0,
             probed: None,
+            settling_until: now + ACQUISITION_FAST_PHASE,
+            last_forced_probe: None,
             scans_suspended: false,
             wake_at: None,
         }
@@ -128,10 +138,10 @@ impl PaneDetection {
         if foreground_pgrp != self.foreground_pgrp {
             self.foreground_pgrp = foreground_pgrp;
             self.osc_seq_before_foreground = self.osc_seq_polled;
+            self.settling_until = now + ACQUISITION_FAST_PHASE;
             self.detector.note_foreground_changed(now);
-        } else if self.probed == Some(Probed::Unsettled) {
-            // The program was caught mid-exec: look again now (its first output is here) rather
-            // than at the next acquisition probe.
+        } else if self.probe_on_output(now) {
+            self.last_forced_probe = Some(now);
             self.detector.note_foreground_changed(now);
         }
         if self.detector.agent().is_some() {
@@ -186,6 +196,18 @@ impl PaneDetection {
             }
         }
         value.to_string()
+    }
+
+    /// Whether this poll (with no timer armed, it comes from output or a request) should probe
+    /// identity now: the program was caught mid-exec, or the shell seemed to be in front while a
+    /// wrapper may still be turning into the agent. Rate-limited; only while settling.
+    fn probe_on_output(&self, now: Instant) -> bool {
+        let rested = self.last_forced_probe.is_none_or(|last| now >= last + FORCED_PROBE_INTERVAL);
+        match self.probed {
+            Some(Probed::Unsettled) => rested,
+            Some(Probed::Shell) => self.detector.agent().is_none() && now < self.settling_until && rested,
+            _ => false,
+        }
     }
 
     /// Compiles the manifests if an agent is known and they are not yet: call after sending what

@@ -253,3 +253,19 @@ fn agent_started_directly_is_reported_and_requests_work() {
     w.send(&SupervisorToWorker::Shutdown);
     w.event("exit", |e| matches!(e, WorkerEvent::Exited { .. }));
 }
+
+#[test]
+fn wrapper_that_execs_the_agent_is_identified_from_its_first_output() {
+    let mut w = Worker::start();
+    let path = agent_path();
+    // The pane's program is first a plain shell (taken for the pane's shell: no timer), then
+    // becomes claude, which draws once and stays silent.
+    let env = [("PATH", path.as_str()), ("FAKE_CLAUDE_START", "idle")];
+    let (_pid, _master) = w.spawn(&["sh", "-c", "sleep 0.3; exec claude"], &env, None, (100, 30));
+    assert_eq!(identity(&mut w, "claude behind the wrapper"), detected("claude"));
+    next_state(&mut w, "acquisition verdict");
+    let (s, _) = next_state(&mut w, "idle after the grace");
+    assert_eq!((s.state, s.visible_idle), (DetectedState::Idle, true));
+    w.send(&SupervisorToWorker::Shutdown);
+    w.event("exit", |e| matches!(e, WorkerEvent::Exited { .. }));
+}
