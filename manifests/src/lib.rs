@@ -32,5 +32,7 @@ pub use identity::{ForegroundProcess, Identity, IdentityEvidence, identify};
 pub use machine::{
     AgentChangeReason, Detector, Foreground, PaneView, Publication, ScreenText, StateReport, Step,
 };
-pub use overrides::{Diagnostic, EffectiveManifests, ManifestSet, OverrideFile, effective_manifests};
+pub use overrides::{
+    Diagnostic, EffectiveManifests, ManifestSet, OverrideFile, effective_manifests, effective_manifests_for,
+};
 pub use regions::Region;
