@@ -1,13 +1,14 @@
 //! The pane's terminal: the only module that touches libghostty-vt. It consumes PTY output,
 //! collects what the terminal wants written back (DSR/DA replies), reports title and OSC 7 cwd
-//! changes, renders each read source as text, and encodes keys for the program's keyboard mode.
+//! changes, renders each read source as text, encodes keys for the program's keyboard mode, and
+//! reads changed screen rows back as wire cells for a visible pane (`damage`).
 //!
 //! Not here: which rows a source covers and how `lines` cuts text (`reads`), the key grammar
 //! (`keys`), any I/O. All libghostty-vt handles are `!Send`; an `Engine` lives on one thread.
 
 use std::{cell::RefCell, rc::Rc};
 
-use herdr_protocol::ipc::{ReadFormat, ReadOutput, ReadSource, ReadSpec};
+use herdr_protocol::ipc::{GridDamage, ReadFormat, ReadOutput, ReadSource, ReadSpec};
 use libghostty_vt::{
     Terminal, TerminalOptions,
     fmt::{Format, Formatter, FormatterOptions},
@@ -19,6 +20,8 @@ use libghostty_vt::{
         TertiaryDeviceAttributes,
     },
 };
+
+mod damage;
 
 use crate::{
     cwd,
@@ -85,6 +88,8 @@ pub struct Engine {
     /// The previous chunk ended in ESC, so a chunk starting with `c` completes a RIS.
     pending_esc: bool,
     revision: u64,
+    /// Present while the pane is visible: the render state that tracks changed rows.
+    screen: Option<damage::ScreenReader>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -125,6 +130,7 @@ impl Engine {
             last_pwd: None,
             pending_esc: false,
             revision: 0,
+            screen: None,
         })
     }
 
@@ -188,6 +194,22 @@ impl Engine {
         }
         self.term.resize(cols, rows, CELL_WIDTH_PX, CELL_HEIGHT_PX)?;
         Ok(())
+    }
+
+    /// Screen changes since the last call, for a visible pane: every row when `full` (or on the
+    /// first call after [`Engine::stop_damage`]), else the rows that changed, and the cursor and
+    /// modes. `None` when nothing changed.
+    pub fn damage(&mut self, full: bool) -> Result<Option<GridDamage>, EngineError> {
+        let reader = match &mut self.screen {
+            Some(reader) => reader,
+            None => self.screen.insert(damage::ScreenReader::new()?),
+        };
+        reader.damage(&self.term, full)
+    }
+
+    /// The pane is hidden: drop the render state (its copy of the screen) until it shows again.
+    pub fn stop_damage(&mut self) {
+        self.screen = None;
     }
 
     /// Whether the program asked for bracketed paste (DEC 2004).

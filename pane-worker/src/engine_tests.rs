@@ -160,3 +160,83 @@ fn resize_reflows() {
     assert_eq!(read(&e, ReadSource::Visible, None).0, "0123456789abcdef");
     assert!(e.resize(0, 4).is_err());
 }
+
+fn row_text(cells: &[herdr_protocol::grid::GridCell]) -> String {
+    cells.iter().map(|c| c.text.as_str()).collect::<String>().trim_end().to_string()
+}
+
+#[test]
+fn damage_reads_colours_and_attributes() {
+    use herdr_protocol::grid::{CellAttrs, GridColor};
+    let mut e = engine(20, 4);
+    e.feed(b"\x1b[1;31mA\x1b[0m\x1b[38;5;208mB\x1b[38;2;1;2;3;48;2;4;5;6mC\x1b[0m\x1b[3;4;7mD\x1b[0m");
+    e.feed(b"\x1b[2;1H\x1b[2;9;5mE\x1b[0m\x1b[44m\x1b[K\x1b[0m");
+    let damage = e.damage(true).expect("damage").expect("a first frame");
+    assert!(damage.full);
+    assert_eq!((damage.cols, damage.rows), (20, 4));
+    assert_eq!(damage.lines.len(), 4, "a full frame has every row");
+    let row = &damage.lines[0].1;
+    assert_eq!(row.len(), 4, "trailing blank cells are implied");
+    assert_eq!(row_text(row), "ABCD");
+    assert_eq!((row[0].fg, row[0].attrs), (GridColor::Indexed(1), CellAttrs(CellAttrs::BOLD)));
+    assert_eq!(row[1].fg, GridColor::Indexed(208));
+    assert_eq!((row[2].fg, row[2].bg), (GridColor::Rgb(1, 2, 3), GridColor::Rgb(4, 5, 6)));
+    let italic_under_inverse = CellAttrs::ITALIC | CellAttrs::UNDERLINE | CellAttrs::INVERSE;
+    assert_eq!(row[3].attrs, CellAttrs(italic_under_inverse));
+    let second = &damage.lines[1].1;
+    assert_eq!(second[0].attrs, CellAttrs(CellAttrs::DIM | CellAttrs::STRIKETHROUGH | CellAttrs::BLINK));
+    // An erase with a background colour paints the rest of the row with it.
+    assert!(second[1..].iter().all(|c| c.bg == GridColor::Indexed(4) && c.text == " "), "{second:?}");
+}
+
+#[test]
+fn damage_keeps_wide_characters_and_their_spacers() {
+    let mut e = engine(10, 2);
+    e.feed("界x😀".as_bytes());
+    let damage = e.damage(true).expect("damage").expect("frame");
+    let row = &damage.lines[0].1;
+    let texts: Vec<&str> = row.iter().take(5).map(|c| c.text.as_str()).collect();
+    assert_eq!(texts, ["界", "", "x", "😀", ""]);
+    assert_eq!((damage.cursor.x, damage.cursor.y), (5, 0));
+}
+
+#[test]
+fn damage_reports_the_cursor() {
+    use herdr_protocol::grid::CursorShape;
+    let mut e = engine(10, 3);
+    e.feed(b"ab\r\ncd");
+    let cursor = e.damage(true).expect("damage").expect("frame").cursor;
+    assert_eq!((cursor.x, cursor.y, cursor.visible, cursor.shape), (2, 1, true, CursorShape::Block));
+    e.feed(b"\x1b[6 q");
+    let cursor = e.damage(false).expect("damage").expect("a shape change is damage").cursor;
+    assert_eq!(cursor.shape, CursorShape::Bar);
+    e.feed(b"\x1b[?25l");
+    let cursor = e.damage(false).expect("damage").expect("hiding the cursor is damage").cursor;
+    assert!(!cursor.visible);
+}
+
+#[test]
+fn damage_after_the_first_frame_carries_only_changed_rows() {
+    let mut e = engine(10, 5);
+    e.feed(b"one\r\ntwo\r\nthree");
+    assert!(e.damage(true).expect("damage").is_some());
+    assert_eq!(e.damage(false).expect("damage"), None, "nothing changed, nothing to send");
+    e.feed(b"\x1b[4;1Hfour");
+    let damage = e.damage(false).expect("damage").expect("row 3 changed");
+    assert!(!damage.full);
+    let rows: Vec<u16> = damage.lines.iter().map(|(y, _)| *y).collect();
+    // Row 2 is the row the cursor left (ghostty redraws a cursor's old row); rows 0, 1 and 4
+    // did not change and are not sent.
+    assert_eq!(rows, [2, 3]);
+    assert_eq!(row_text(&damage.lines[0].1), "three");
+    assert_eq!(row_text(&damage.lines[1].1), "four");
+    assert_eq!((damage.cursor.x, damage.cursor.y), (4, 3));
+    // Modes the compositor needs ride along.
+    e.feed(b"\x1b[?1000h\x1b[?1006h\x1b[?2004h");
+    let modes = e.damage(false).expect("damage").expect("a mode change is damage").modes;
+    assert!(modes.mouse_reporting && modes.mouse_sgr && modes.bracketed_paste && !modes.alt_screen);
+    // Hidden and shown again: the next frame is whole.
+    e.stop_damage();
+    let again = e.damage(false).expect("damage").expect("frame");
+    assert_eq!(again.lines.len(), 5);
+}

@@ -3,7 +3,9 @@
 //!
 //! The loop sleeps in epoll until the PTY has output, the PTY can take queued input, the link has
 //! a frame or room for queued frames, or the program exits. Timers: the SIGKILL grace period after
-//! `Shutdown`, and agent detection's one deadline while it has something pending (`detection`).
+//! `Shutdown`, agent detection's one deadline while it has something pending (`detection`), and
+//! while the pane is visible, the end of the current frame interval when output came faster than
+//! one damage per interval (armed only while damage is pending).
 
 use std::time::Duration;
 
@@ -31,6 +33,9 @@ const HANGUP_GRACE: Duration = Duration::from_secs(2);
 /// Most output consumed in one turn of the loop before requests get a look-in (16 chunks).
 const OUTPUT_TURN_BUDGET: usize = 16 * pty::READ_CHUNK;
 
+/// At most one damage per this long (the supervisor paints at most this often, too).
+const FRAME_INTERVAL: Duration = Duration::from_millis(8);
+
 /// Opening and closing bracketed-paste markers (DEC 2004).
 const PASTE_START: &str = "\x1b[200~";
 const PASTE_END: &str = "\x1b[201~";
@@ -46,6 +51,13 @@ pub struct Pane {
     /// False once the master reported EOF/EIO: nothing more will come, stop polling it.
     pty_open: bool,
     buf: Box<[u8]>,
+    /// Some client shows this pane: screen changes go to the supervisor as damage.
+    visible: bool,
+    /// The next damage must carry every row (just became visible, or resized).
+    full_pending: bool,
+    /// When the pending damage goes out; set only while some is pending.
+    damage_at: Option<Instant>,
+    last_damage: Option<Instant>,
 }
 
 impl Pane {
@@ -60,6 +72,10 @@ impl Pane {
             out,
             pty_open: true,
             buf: vec![0u8; pty::READ_CHUNK].into_boxed_slice(),
+            visible: false,
+            full_pending: false,
+            damage_at: None,
+            last_damage: None,
         }
     }
 
@@ -101,6 +117,9 @@ impl Pane {
                 }
                 () = tokio::time::sleep_until(detect_at.unwrap_or_else(Instant::now)), if detect_at.is_some() => {
                     self.drive_detection()?;
+                }
+                () = tokio::time::sleep_until(self.damage_at.unwrap_or_else(Instant::now)), if self.damage_at.is_some() => {
+                    self.send_damage()?;
                 }
             }
         }
@@ -150,7 +169,55 @@ impl Pane {
             self.detection.note_output(std::time::Instant::now());
         }
         self.after_output()?;
+        self.screen_changed()?;
         self.drive_detection()
+    }
+
+    /// The screen may have changed: a visible pane sends damage now, or at the end of the frame
+    /// interval when the last damage went out less than an interval ago.
+    fn screen_changed(&mut self) -> Result<(), WorkerError> {
+        if !self.visible {
+            return Ok(());
+        }
+        match self.last_damage {
+            Some(last) if Instant::now() < last + FRAME_INTERVAL => {
+                self.damage_at.get_or_insert(last + FRAME_INTERVAL);
+                Ok(())
+            }
+            _ => self.send_damage(),
+        }
+    }
+
+    fn send_damage(&mut self) -> Result<(), WorkerError> {
+        self.damage_at = None;
+        let full = std::mem::take(&mut self.full_pending);
+        match self.engine.damage(full) {
+            Ok(Some(damage)) => {
+                self.out.send(&WorkerToSupervisor::Event(WorkerEvent::Damage(damage)), None)?;
+                self.last_damage = Some(Instant::now());
+            }
+            Ok(None) => {}
+            Err(err) => {
+                // Try again with a whole frame next time rather than leave a torn mirror.
+                log::warn!("could not read the screen back: {err}");
+                self.full_pending = true;
+            }
+        }
+        Ok(())
+    }
+
+    fn set_visible(&mut self, visible: bool) -> Result<(), WorkerError> {
+        if visible == self.visible {
+            return Ok(());
+        }
+        self.visible = visible;
+        if visible {
+            self.full_pending = true;
+            return self.send_damage();
+        }
+        self.damage_at = None;
+        self.engine.stop_damage();
+        Ok(())
     }
 
     /// Runs whatever detection has due (a foreground change is checked here, once per output
@@ -209,6 +276,9 @@ impl Pane {
             }
         }
         self.after_output()?;
+        if self.visible {
+            self.send_damage()?;
+        }
         let status = self.program.reap();
         let event = WorkerEvent::Exited { code: status.code, signal: status.signal };
         self.out.send(&WorkerToSupervisor::Event(event), None)?;
@@ -223,6 +293,11 @@ impl Pane {
                 Err(err) => error("internal_error", format!("could not read the pane: {err}")),
             },
             WorkerRequest::SendText(text) => self.send_input(text.as_bytes()),
+            WorkerRequest::SendBytes(bytes) => self.send_input(&bytes),
+            WorkerRequest::SetVisible(visible) => {
+                self.respond(id, WorkerResponse::Ok)?;
+                return self.set_visible(visible);
+            }
             WorkerRequest::SendKeys(keys) => match self.encode_keys(&keys) {
                 Ok(bytes) => self.send_input(&bytes),
                 Err(response) => response,
@@ -276,6 +351,8 @@ impl Pane {
                     // The program redraws for the new size; judge the screen again meanwhile.
                     self.detection.note_output(std::time::Instant::now());
                     self.respond(id, response)?;
+                    self.full_pending = true;
+                    self.screen_changed()?;
                     return self.drive_detection();
                 }
                 response

@@ -14,8 +14,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::grid::{CursorPlacement, GridCell};
+
 /// Bumped whenever any type in this module changes shape.
-pub const IPC_VERSION: u32 = 3;
+pub const IPC_VERSION: u32 = 4;
 
 /// Largest frame either side accepts; a bigger length prefix is a protocol violation.
 pub const MAX_FRAME_LEN: usize = 32 * 1024 * 1024;
@@ -56,6 +58,12 @@ pub enum WorkerRequest {
     Read(ReadSpec),
     /// Raw bytes to the PTY, as given (no bracketed paste, no Enter).
     SendText(String),
+    /// Raw bytes to the PTY, exactly as a client's terminal produced them (8-bit input included).
+    SendBytes(Vec<u8>),
+    /// Whether some attached client shows this pane. A visible pane sends [`WorkerEvent::Damage`]
+    /// (a full frame at once, then changed rows); a hidden one (the default) keeps parsing and
+    /// sends nothing.
+    SetVisible(bool),
     /// Named keys (the public key grammar), encoded for the program's keyboard mode. All keys are
     /// validated before anything is written; an unknown key answers `invalid_key`.
     SendKeys(Vec<String>),
@@ -204,9 +212,42 @@ pub enum WorkerEvent {
     /// A screen verdict: sent when the state, a visible flag or the agent changed, or to
     /// re-assert a still-visible blocker (`refresh`).
     ScreenState(ScreenState),
+    /// What changed on a visible pane's screen since the last damage (at most one per frame
+    /// interval).
+    Damage(GridDamage),
     /// The pane's program exited; the worker exits after sending this.
     /// `code`/`signal` are known only when the worker is the program's parent.
     Exited { code: Option<i32>, signal: Option<i32> },
+}
+
+/// Changed rows of a visible pane's screen. `full`: every row is here and replaces the mirrored
+/// grid (first frame after becoming visible, after a resize); otherwise apply `rows` onto a grid
+/// of the same `cols` x `rows` size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GridDamage {
+    pub cols: u16,
+    pub rows: u16,
+    pub full: bool,
+    /// `(row index, cells from column 0)`: at most `cols` cells, the rest of the row is blank
+    /// (default cells); a wide grapheme is followed by its empty spacer cell.
+    pub lines: Vec<(u16, Vec<GridCell>)>,
+    pub cursor: CursorPlacement,
+    pub modes: PaneModes,
+}
+
+/// Terminal modes the compositor and keymap care about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PaneModes {
+    /// Any mouse reporting mode (X10, normal, button or any-event tracking) is on.
+    pub mouse_reporting: bool,
+    /// SGR mouse encoding (DEC 1006).
+    pub mouse_sgr: bool,
+    /// Bracketed paste (DEC 2004).
+    pub bracketed_paste: bool,
+    /// Focus in/out reports (DEC 1004).
+    pub focus_events: bool,
+    /// The alternate screen is active.
+    pub alt_screen: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
