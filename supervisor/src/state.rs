@@ -114,6 +114,7 @@ impl Shared {
             started.push((key, rx));
         }
         for key in effects.closes {
+            self.screens.remove(key);
             if let Some(handle) = panes.remove(key) {
                 tokio::spawn(async move { handle.shutdown().await });
             }
@@ -189,6 +190,11 @@ struct SharedObserver(Weak<Shared>);
 impl PaneObserver for SharedObserver {
     fn worker_event(&self, key: PaneKey, event: WorkerEvent) {
         let Some(shared) = self.0.upgrade() else { return };
+        if let WorkerEvent::Damage(damage) = event {
+            // Screen contents never touch the session model.
+            shared.screens.apply_damage(key, damage);
+            return;
+        }
         let effects = {
             let mut session = shared.session();
             match event {
@@ -198,7 +204,9 @@ impl PaneObserver for SharedObserver {
                     session.agent_identity(key, agent, reason)
                 }
                 WorkerEvent::ScreenState(verdict) => session.agent_screen(key, &verdict),
-                WorkerEvent::Exited { .. } | WorkerEvent::OutputMatched { .. } => Effects::default(),
+                WorkerEvent::Exited { .. } | WorkerEvent::OutputMatched { .. } | WorkerEvent::Damage(_) => {
+                    Effects::default()
+                }
             }
         };
         shared.apply(effects);
@@ -210,6 +218,7 @@ impl PaneObserver for SharedObserver {
             return;
         }
         shared.panes().remove(key);
+        shared.screens.remove(key);
         let effects = shared.session().pane_exited(key);
         shared.apply(effects);
     }

@@ -19,6 +19,7 @@ use super::Hub;
 use super::actions::{self, Step};
 use super::paint::{self, View};
 use super::registry::ClientId;
+use super::visibility;
 use crate::keymap::{Action, InputDecoder, InputEvent, Keymap, Mode, Outcome};
 use crate::render::ModeBadge;
 use crate::socket::peer_is_same_user;
@@ -66,6 +67,7 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
         (registry.join(), registry.count())
     };
     hub.foreground_changed();
+    set_client_focus(&hub, true);
     log::info!("terminal client {id} attached ({cols}x{rows}, {encoding:?}; {attached} attached)");
     let collapsed = hub.config.ui.sidebar_start_collapsed;
     let (view, view_rx) =
@@ -87,10 +89,27 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
     if !matches!(end, ReadEnd::PaintEnded) {
         let _ = tokio::time::timeout(FAREWELL_TIMEOUT, paint).await;
     }
-    if hub.registry().leave(id) {
+    let (foreground_moved, last) = {
+        let mut registry = hub.registry();
+        (registry.leave(id), registry.count() == 0)
+    };
+    if foreground_moved {
         hub.foreground_changed();
     }
+    if last && !hub.shared.is_shutting_down() {
+        // Nobody looks any more: no focused terminal, and no pane needs to send damage.
+        set_client_focus(&hub, false);
+        let (snapshot, panes) = paint::capture(&hub.shared);
+        visibility::sync(&hub, &snapshot, &panes);
+    }
     log::info!("terminal client {id} left ({end:?})");
+}
+
+/// Whether a client shows the session in a focused terminal (agent completions are `done` only
+/// while nobody is looking).
+fn set_client_focus(hub: &Hub, focused: bool) {
+    let effects = hub.shared.session().set_client_focus(focused);
+    hub.shared.apply(effects);
 }
 
 /// A client attaching to an empty session gets a first workspace, as a fresh `herdr` does.
@@ -197,7 +216,9 @@ impl Connection {
                     self.to_focused_pane(WorkerRequest::SendInput { text: Some(text), keys: Vec::new() });
                 }
                 InputEvent::Unknown(bytes) if terminal => self.forward(&bytes),
-                // Mouse, focus reports and input outside terminal mode: not built yet.
+                InputEvent::FocusIn => set_client_focus(&self.hub, true),
+                InputEvent::FocusOut => set_client_focus(&self.hub, false),
+                // Mouse and input outside terminal mode: not built yet.
                 _ => {}
             }
         }
@@ -238,10 +259,9 @@ impl Connection {
         None
     }
 
-    /// Key bytes to the focused pane's program. The worker link carries text, so bytes that
-    /// are not UTF-8 (8-bit meta keys) lose their invalid parts.
+    /// Key bytes to the focused pane's program, exactly as the client's terminal sent them.
     fn forward(&self, bytes: &[u8]) {
-        self.to_focused_pane(WorkerRequest::SendText(String::from_utf8_lossy(bytes).into_owned()));
+        self.to_focused_pane(WorkerRequest::SendBytes(bytes.to_vec()));
     }
 
     fn to_focused_pane(&self, request: WorkerRequest) {

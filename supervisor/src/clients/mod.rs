@@ -7,9 +7,10 @@
 //! modes ([`crate::keymap`]), the layout model ([`crate::session`]). Mouse, copy mode, dialogs and
 //! notifications are not built yet: those inputs are dropped.
 //!
-//! Pane contents: [`Screens`] mirrors each visible pane's grid keyed by [`PaneKey`]. Nothing fills
-//! it yet (worker damage arrives with a later link version), so panes render blank; whoever
-//! stores a grid calls [`Screens::set_grid`], which wakes every paint task.
+//! Pane contents: [`Screens`] mirrors each visible pane's grid keyed by [`PaneKey`], built from
+//! the damage workers send ([`Screens::apply_damage`]), which wakes every paint task. Which panes
+//! are visible (the focused tab's, or its zoomed pane, while any client is attached) is decided
+//! here too ([`visibility`]): workers of hidden panes are told so and send nothing.
 //!
 //! Sizes: the foreground client (the last one to type, or the newest) decides the session's
 //! layout area, which is its frame's pane area. When it leaves, the most recently active
@@ -20,6 +21,7 @@ mod actions;
 mod conn;
 mod paint;
 mod registry;
+mod visibility;
 
 #[cfg(test)]
 mod tests;
@@ -27,7 +29,8 @@ mod tests;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use herdr_protocol::grid::PaneGrid;
+use herdr_protocol::grid::{GridCell, PaneGrid};
+use herdr_protocol::ipc::GridDamage;
 use herdr_protocol::paths::{self, PathEnv};
 use tokio::net::UnixListener;
 use tokio::sync::watch;
@@ -63,6 +66,15 @@ impl Screens {
         self.mark_dirty();
     }
 
+    /// Applies a worker's damage to the pane's mirrored grid: a full frame replaces it, changed
+    /// rows are written over a grid of the same size. Rows for a grid of another size (a resize
+    /// in flight) are dropped: the worker sends a full frame after every resize.
+    pub fn apply_damage(&self, key: PaneKey, damage: GridDamage) {
+        if apply_damage(&mut self.grids(), key, damage) {
+            self.mark_dirty();
+        }
+    }
+
     /// Forgets a closed pane's grid.
     pub fn remove(&self, key: PaneKey) {
         if self.grids().remove(&key).is_some() {
@@ -85,6 +97,28 @@ impl Screens {
     }
 }
 
+/// The grid-mirroring rule of [`Screens::apply_damage`]; true when a grid changed.
+fn apply_damage(grids: &mut HashMap<PaneKey, PaneGrid>, key: PaneKey, damage: GridDamage) -> bool {
+    let grid = if damage.full {
+        grids.insert(key, PaneGrid::blank(damage.cols, damage.rows));
+        grids.get_mut(&key)
+    } else {
+        grids.get_mut(&key).filter(|g| (g.cols, g.rows) == (damage.cols, damage.rows))
+    };
+    let Some(grid) = grid else { return false };
+    let cols = usize::from(grid.cols);
+    for (y, cells) in damage.lines {
+        let start = usize::from(y) * cols;
+        let Some(row) = grid.cells.get_mut(start..start + cols) else { continue };
+        let mut incoming = cells.into_iter();
+        for slot in row {
+            *slot = incoming.next().unwrap_or_else(GridCell::default);
+        }
+    }
+    grid.cursor = damage.cursor;
+    true
+}
+
 /// What every client connection shares: the supervisor, the client registry and the UI config.
 #[derive(Debug)]
 struct Hub {
@@ -93,6 +127,8 @@ struct Hub {
     /// Bumped when the foreground client changes, so the new one's paint task claims the area.
     foreground: watch::Sender<u64>,
     config: Config,
+    /// Panes whose workers were last told they are visible.
+    visible: Mutex<visibility::Visible>,
 }
 
 impl Hub {
@@ -128,6 +164,7 @@ pub async fn serve(shared: Arc<Shared>, listener: UnixListener) {
         registry: Mutex::new(Registry::default()),
         foreground: watch::channel(0).0,
         config: load_config(),
+        visible: Mutex::new(visibility::Visible::default()),
     });
     let mut stop = shared.shutdown_signal();
     let mut connections = JoinSet::new();

@@ -5,16 +5,15 @@
 //! frames instead of queueing them; an unchanged frame sends nothing at all.
 //!
 //! The foreground client's task also keeps the session sized to its frame: the layout area is
-//! its pane area, and each visible pane's program gets its content size (the pane box minus
-//! borders, see [`FrameLayout::pane_content_sizes`]).
+//! its pane area and the content inset is its pane borders' width, so the session model sizes
+//! each program to the content inside its box. Every paint also brings the workers' visibility
+//! up to date ([`super::visibility`]).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use herdr_protocol::api::SessionSnapshot;
 use herdr_protocol::client::{Encoding, ServerToClient, ShutdownReason};
-use herdr_protocol::ipc::WorkerRequest;
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
@@ -22,8 +21,9 @@ use tokio::time::Instant;
 use super::Hub;
 use super::conn::write_message;
 use super::registry::ClientId;
+use super::visibility;
 use crate::render::{Frame, FrameLayout, ModeBadge, ViewModel, compose, diff_frames};
-use crate::session::PaneKey;
+use crate::session::{Effects, PaneKey};
 use crate::state::Shared;
 
 /// At most one paint per this long (about 120 per second).
@@ -37,9 +37,6 @@ pub(super) struct View {
     pub mode: ModeBadge,
     pub sidebar_collapsed: bool,
 }
-
-/// A pane's size as the model has it and the content size sent to its worker on top.
-type SentSizes = HashMap<PaneKey, ((u16, u16), (u16, u16))>;
 
 pub(super) async fn run(
     hub: Arc<Hub>,
@@ -56,7 +53,6 @@ pub(super) async fn run(
     let mut stop = shared.shutdown_signal();
     let mut last: Option<Frame> = None;
     let mut last_paint: Option<Instant> = None;
-    let mut sent_sizes = SentSizes::new();
     let mut needs_paint = true;
     loop {
         if needs_paint {
@@ -68,7 +64,7 @@ pub(super) async fn run(
             dirty.borrow_and_update();
             foreground.borrow_and_update();
             let current = *view.borrow_and_update();
-            let frame = paint_frame(&hub, id, current, &mut sent_sizes);
+            let frame = paint_frame(&hub, id, current);
             if let Some(update) = diff_frames(last.as_ref(), &frame) {
                 let msg = match encoding {
                     Encoding::CellDiff => ServerToClient::Frame(update),
@@ -114,20 +110,28 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
 }
 
 /// Composes the client's frame; for the foreground client, first makes the session's area and
-/// the visible programs' sizes match it.
-fn paint_frame(hub: &Hub, id: ClientId, view: View, sent_sizes: &mut SentSizes) -> Frame {
+/// content inset match it. Then syncs which panes' workers send damage.
+fn paint_frame(hub: &Hub, id: ClientId, view: View) -> Frame {
     let shared = &hub.shared;
     let (snapshot, panes) = capture(shared);
     let frame = compose_view(hub, view, &snapshot, &panes);
     if !hub.registry().is_foreground(id) {
+        visibility::sync(hub, &snapshot, &panes);
         return frame;
     }
     let area = frame.layout.pane_area;
+    let inset = content_inset(&frame.layout);
     let resized = {
         let mut session = shared.session();
+        let mut effects: Option<Effects> = None;
+        if session.content_inset() != inset {
+            effects.get_or_insert_with(Default::default).merge(session.set_content_inset(inset));
+        }
         let usable = area.width >= 2 && area.height >= 2;
-        (usable && session.area() != (area.width, area.height))
-            .then(|| session.set_area(area.width, area.height))
+        if usable && session.area() != (area.width, area.height) {
+            effects.get_or_insert_with(Default::default).merge(session.set_area(area.width, area.height));
+        }
+        effects
     };
     let (frame, snapshot, panes) = match resized {
         Some(effects) => {
@@ -137,12 +141,17 @@ fn paint_frame(hub: &Hub, id: ClientId, view: View, sent_sizes: &mut SentSizes) 
         }
         None => (frame, snapshot, panes),
     };
-    size_programs(shared, &frame.layout, &snapshot, &panes, sent_sizes);
+    visibility::sync(hub, &snapshot, &panes);
     frame
 }
 
+/// Cells a pane box takes on each side in this frame layout (the mobile layout draws no boxes).
+fn content_inset(layout: &FrameLayout) -> u16 {
+    u16::from(layout.pane_borders && !layout.mobile)
+}
+
 /// The session as it is now, and each placed pane's key with its public id.
-fn capture(shared: &Shared) -> (SessionSnapshot, Vec<(PaneKey, String)>) {
+pub(super) fn capture(shared: &Shared) -> (SessionSnapshot, Vec<(PaneKey, String)>) {
     let session = shared.session();
     let panes = session
         .pane_keys()
@@ -162,33 +171,4 @@ fn compose_view(hub: &Hub, view: View, snapshot: &SessionSnapshot, panes: &[(Pan
         let model = ViewModel::from_snapshot_with(snapshot, grid, view.mode);
         compose(&model, &options, hub.config.theme(), view.cols, view.rows)
     })
-}
-
-/// The model sizes each pane to its whole box; with borders the program sees one cell less on
-/// every side, so the visible panes' workers get their content size on top of the model's
-/// resize. Sent once per model size.
-fn size_programs(
-    shared: &Shared,
-    layout: &FrameLayout,
-    snapshot: &SessionSnapshot,
-    panes: &[(PaneKey, String)],
-    sent_sizes: &mut SentSizes,
-) {
-    let Some(tab) = snapshot.layouts.iter().find(|l| Some(&l.tab_id) == snapshot.focused_tab_id.as_ref())
-    else {
-        return;
-    };
-    for (pane_id, cols, rows) in layout.pane_content_sizes(tab) {
-        let Some(key) = panes.iter().find(|(_, id)| *id == pane_id).map(|(key, _)| *key) else { continue };
-        let Some(rect) = tab.panes.iter().find(|p| p.pane_id == pane_id).map(|p| p.rect) else { continue };
-        let model = (rect.width, rect.height);
-        let wanted = ((model), (cols, rows));
-        if model == (cols, rows) || cols == 0 || rows == 0 || sent_sizes.get(&key) == Some(&wanted) {
-            continue;
-        }
-        if let Some(handle) = shared.pane_handle(key) {
-            handle.notify(shared.next_request_id(), WorkerRequest::Resize { cols, rows });
-            sent_sizes.insert(key, wanted);
-        }
-    }
 }

@@ -1,12 +1,15 @@
-//! Pure parts of the client runtime: foreground election and what actions do.
+//! Pure parts of the client runtime: foreground election, what actions do, mirroring damage
+//! and which panes are visible.
 
 use herdr_protocol::api::{PaneDirection, SessionSnapshot};
 use serde_json::json;
 
+use super::Screens;
 use super::actions::{Step, plan};
 use super::registry::Registry;
 use crate::keymap::Action;
-use crate::session::Session;
+use crate::session::{PaneKey, Session};
+use herdr_protocol::grid::PaneGrid;
 
 #[test]
 fn the_newest_client_is_foreground_until_another_types() {
@@ -155,4 +158,62 @@ fn navigate_mode_moves_between_workspaces() {
     assert_eq!(plan(&Action::JumpWorkspace(1), &snapshot), Step::Nothing, "already there");
     assert_eq!(plan(&Action::JumpWorkspace(9), &snapshot), Step::Nothing, "no such workspace");
     assert_eq!(plan(&Action::SwitchToSelectedWorkspace, &snapshot), Step::Nothing);
+}
+
+#[test]
+fn damage_builds_the_mirrored_grid() {
+    use herdr_protocol::grid::{CursorPlacement, GridCell, GridColor};
+    use herdr_protocol::ipc::{GridDamage, PaneModes};
+    let screens = Screens::default();
+    let key = PaneKey(7);
+    let cell = |t: &str| GridCell { text: t.into(), fg: GridColor::Indexed(2), ..GridCell::default() };
+    let cursor = CursorPlacement { x: 1, y: 1, visible: true, ..CursorPlacement::default() };
+    let damage =
+        |full, lines, cols| GridDamage { cols, rows: 2, full, lines, cursor, modes: PaneModes::default() };
+    // Rows before any full frame are dropped: there is nothing to apply them to.
+    screens.apply_damage(key, damage(false, vec![(0, vec![cell("x")])], 3));
+    assert!(screens.with_grids(|g| g.is_empty()));
+    screens.apply_damage(
+        key,
+        damage(true, vec![(0, vec![cell("a"), cell("b"), cell("c")]), (1, vec![cell("d")])], 3),
+    );
+    let row = |g: &PaneGrid, y: u16| {
+        (0..g.cols).map(|x| g.cell(x, y).expect("cell").text.clone()).collect::<String>()
+    };
+    screens.with_grids(|g| {
+        let grid = &g[&key];
+        assert_eq!((row(grid, 0).as_str(), row(grid, 1).as_str()), ("abc", "d  "));
+        assert_eq!(grid.cursor, cursor);
+    });
+    // A changed row replaces the whole row; short rows end in blanks.
+    screens.apply_damage(key, damage(false, vec![(0, vec![cell("z")])], 3));
+    screens.with_grids(|g| assert_eq!(row(&g[&key], 0), "z  "));
+    // Rows for another size (a resize in flight) wait for the worker's full frame.
+    screens.apply_damage(key, damage(false, vec![(1, vec![cell("q")])], 4));
+    screens.with_grids(|g| assert_eq!(row(&g[&key], 1), "d  "));
+    screens.remove(key);
+    assert!(screens.with_grids(|g| g.is_empty()));
+}
+
+#[test]
+fn visible_panes_follow_the_focused_tab_and_zoom() {
+    use super::visibility::{Visible, wanted};
+    let mut session = Session::new(120, 40);
+    let call = |s: &mut Session, m: &str, p: serde_json::Value| {
+        s.handle(m, p).expect("a session method").expect("succeeds")
+    };
+    call(&mut session, "workspace.create", json!({"focus": true}));
+    call(&mut session, "pane.split", json!({"direction": "right"}));
+    let panes: Vec<(PaneKey, String)> =
+        session.pane_keys().into_iter().filter_map(|k| session.pane_ids(k).map(|(_, _, p)| (k, p))).collect();
+    let keys: Vec<PaneKey> = panes.iter().map(|(k, _)| *k).collect();
+    let mut visible = Visible::default();
+    let snapshot = session.snapshot();
+    assert_eq!(visible.update(wanted(&snapshot, &panes, true)), vec![(keys[0], true), (keys[1], true)]);
+    assert!(visible.update(wanted(&snapshot, &panes, true)).is_empty());
+    call(&mut session, "pane.zoom", json!({"pane_id": panes[0].1}));
+    let snapshot = session.snapshot();
+    assert_eq!(visible.update(wanted(&snapshot, &panes, true)), vec![(keys[1], false)]);
+    // The last client leaves: nothing is visible.
+    assert_eq!(visible.update(wanted(&snapshot, &panes, false)), vec![(keys[0], false)]);
 }

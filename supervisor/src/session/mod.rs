@@ -248,6 +248,17 @@ impl Session {
         self.observed(|s, _| s.area = tree::Rect::new(0, 0, cols, rows))
     }
 
+    /// How many cells the client's pane boxes take on every side (1 with pane borders, else 0):
+    /// workers are sized to the content inside the box (spawns and resizes), while pane rects
+    /// (`pane.layout`) stay the boxes.
+    pub fn set_content_inset(&mut self, inset: u16) -> Effects {
+        self.observed(|s, _| s.content_inset = inset)
+    }
+
+    pub fn content_inset(&self) -> u16 {
+        self.content_inset
+    }
+
     /// Cells a tab currently has: `(cols, rows)`.
     pub fn area(&self) -> (u16, u16) {
         (self.area.width, self.area.height)

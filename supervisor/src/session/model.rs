@@ -89,6 +89,9 @@ pub struct Session {
     pub(super) client_focused: bool,
     /// The `agent.view.set` projection: `(source, label)`.
     pub(super) agent_view: Option<(String, Option<String>)>,
+    /// Cells the client's pane boxes take on every side of a pane: its program's terminal is the
+    /// pane's rect shrunk by this much (0 headless or without borders).
+    pub(super) content_inset: u16,
 }
 
 /// Where a pane is: workspace and tab indices (valid until the next structural change).
@@ -136,6 +139,7 @@ impl Session {
             terminal_seed,
             client_focused: false,
             agent_view: None,
+            content_inset: 0,
         }
     }
 
@@ -199,12 +203,19 @@ impl Session {
         rects
     }
 
+    /// The program's terminal size for a pane rect: the rect minus the content inset, never
+    /// below one cell.
+    pub(super) fn content_size(&self, rect: Rect) -> (u16, u16) {
+        let shrink = self.content_inset.saturating_mul(2);
+        (rect.width.saturating_sub(shrink).max(1), rect.height.saturating_sub(shrink).max(1))
+    }
+
     pub(super) fn observe(&self) -> Observation {
         let mut sizes = HashMap::new();
         for wi in 0..self.workspaces.len() {
             for ti in 0..self.workspaces[wi].tabs.len() {
                 for (key, rect) in self.effective_rects(Loc { wi, ti }) {
-                    sizes.insert(key, (rect.width, rect.height));
+                    sizes.insert(key, self.content_size(rect));
                 }
             }
         }

@@ -439,3 +439,26 @@ fn area_changes_resize_every_pane() {
     assert_eq!(s.area(), (100, 30));
     assert!(s.set_area(100, 30).resizes.is_empty());
 }
+
+#[test]
+fn content_inset_sizes_programs_inside_their_boxes() {
+    let mut s = one_workspace();
+    let p1 = key(&s, "w1:p1");
+    // Boxed panes: every program loses a cell on each side, once, through the model.
+    let fx = s.set_content_inset(1);
+    assert_eq!(fx.resizes, vec![(p1, 118, 38)]);
+    assert!(s.set_content_inset(1).resizes.is_empty());
+    let (_, fx) = call(&mut s, "pane.split", json!({"direction": "right"}));
+    assert_eq!((fx.spawns[0].cols, fx.spawns[0].rows), (58, 38));
+    assert_eq!(fx.resizes, vec![(p1, 58, 38)]);
+    // Pane rects stay the boxes.
+    let (r, _) = call(&mut s, "pane.layout", json!({}));
+    assert_eq!(r["layout"]["panes"][0]["rect"]["width"], 60);
+    // Zoom: the box is the whole area, the program its inside.
+    let (_, fx) = call(&mut s, "pane.zoom", json!({"pane_id": "w1:p1"}));
+    assert_eq!(fx.resizes, vec![(p1, 118, 38)]);
+    // No borders: the whole box again.
+    let p2 = key(&s, "w1:p2");
+    let fx = s.set_content_inset(0);
+    assert_eq!(fx.resizes, vec![(p1, 120, 40), (p2, 60, 40)]);
+}

@@ -57,6 +57,7 @@ pub fn launch(spec: Launch, observer: Observer) -> (PaneHandle, oneshot::Receive
                     watches: HashMap::new(),
                     restarts: VecDeque::new(),
                     scans_suspended: false,
+                    visible: false,
                 };
                 task.serve(cmd_rx).await;
             }
@@ -192,6 +193,8 @@ struct PaneTask {
     restarts: VecDeque<Instant>,
     /// The last `SetScansSuspended` sent: a replacement worker starts scanning, so it is told.
     scans_suspended: bool,
+    /// The last `SetVisible` sent: a replacement worker starts hidden, so it is told.
+    visible: bool,
 }
 
 /// Request id for notices the task itself sends to a replacement worker; the supervisor's own
@@ -246,6 +249,7 @@ impl PaneTask {
         match body {
             WorkerRequest::Resize { cols, rows } => self.size = (cols, rows),
             WorkerRequest::SetScansSuspended(suspended) => self.scans_suspended = suspended,
+            WorkerRequest::SetVisible(visible) => self.visible = visible,
             _ => {}
         }
         let frame = SupervisorToWorker::Request { id, body: body.clone() };
@@ -341,8 +345,13 @@ impl PaneTask {
                     let frame = SupervisorToWorker::Request { id: *id, body: body.clone() };
                     let _ = self.worker.writer.send(&frame, None).await;
                 }
-                if self.scans_suspended {
-                    let body = WorkerRequest::SetScansSuspended(true);
+                let notices = [
+                    self.scans_suspended.then_some(WorkerRequest::SetScansSuspended(true)),
+                    // The adopted program redraws for the resize; the new worker's first frame
+                    // is whole.
+                    self.visible.then_some(WorkerRequest::SetVisible(true)),
+                ];
+                for body in notices.into_iter().flatten() {
                     let frame = SupervisorToWorker::Request { id: TASK_NOTICE_ID, body };
                     let _ = self.worker.writer.send(&frame, None).await;
                 }
