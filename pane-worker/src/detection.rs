@@ -5,8 +5,9 @@
 //! Cost model: nothing runs unless output arrives, a request asks, or the detector's one deadline
 //! comes due. A pane whose own program (its shell) is in front with no agent arms no timer at all:
 //! a foreground change is noticed by the `tcgetpgrp` check made on every output batch, and a due
-//! probe still runs then. Manifests are compiled the first time an agent is identified (or
-//! `explain` asks), so shell-only panes never pay for them.
+//! probe still runs then. Only the identified agent's manifest is compiled, when it is first
+//! identified (and again when a different agent takes over), so shell-only panes pay nothing and
+//! an agent pane pays for one manifest, not all of them.
 //!
 //! Not here: hook arbitration and `done` (the supervisor's), the evaluation rules (the manifests
 //! crate), the event loop (`pane`).
@@ -18,8 +19,8 @@ use std::{
 };
 
 use herdr_manifests::{
-    AgentChangeReason, AgentState, Detector, Foreground, ManifestSet, OverrideFile, PaneView, Publication,
-    ScreenText, StateReport, effective_manifests, identify, machine::ACQUISITION_FAST_PHASE,
+    Agent, AgentChangeReason, AgentState, Detector, Foreground, ManifestSet, OverrideFile, PaneView,
+    Publication, ScreenText, StateReport, effective_manifests_for, identify, machine::ACQUISITION_FAST_PHASE,
 };
 use herdr_protocol::{
     ipc::{DetectedState, IdentityReason, ReadFormat, ReadSource, ReadSpec, ScreenState, WorkerEvent},
@@ -39,9 +40,10 @@ const SKIP_REASON_FULL_LIFECYCLE: &str = "full_lifecycle_hook_authority";
 
 pub struct PaneDetection {
     detector: Detector,
-    /// Empty until first needed; see `ensure_manifests`.
+    /// The manifest of `manifests_for` only (empty until an agent is identified); see
+    /// `ensure_manifests`.
     manifests: ManifestSet,
-    manifests_loaded: bool,
+    manifests_for: Option<Agent>,
     /// `<config dir>/agent-detection`, if the config dir is known.
     overrides_dir: Option<PathBuf>,
     osc: OscTracker,
@@ -78,7 +80,7 @@ impl PaneDetection {
         Self {
             detector: Detector::new(now),
             manifests: ManifestSet::default(),
-            manifests_loaded: false,
+            manifests_for: None,
             overrides_dir,
             osc: OscTracker::default(),
             foreground_pgrp: None,
@@ -111,12 +113,12 @@ impl PaneDetection {
         self.detector.note_released(now);
     }
 
-    /// `ReloadManifests`: with an agent in front, re-reads the overrides and recompiles now and
-    /// the screen is judged afresh; without one, drops what was compiled so the next need reads
-    /// the files fresh (a shell pane does not grow by a whole manifest set for a reload).
+    /// `ReloadManifests`: with an agent in front, re-reads the overrides and recompiles its
+    /// manifest now and the screen is judged afresh; without one, drops what was compiled so the
+    /// next agent's is read fresh (a shell pane does not grow for a reload).
     pub fn reload(&mut self, now: Instant) {
         self.manifests = ManifestSet::default();
-        self.manifests_loaded = false;
+        self.manifests_for = None;
         self.prepare();
         self.detector.note_output(now);
     }
@@ -144,9 +146,10 @@ impl PaneDetection {
             self.last_forced_probe = Some(now);
             self.detector.note_foreground_changed(now);
         }
-        if self.detector.agent().is_some() {
-            self.ensure_manifests();
-        }
+        // Normally `prepare` already compiled for the current agent. A different agent identified
+        // in the poll below gets its manifest in the next `prepare`: acquisition always starts the
+        // startup grace, so no scan runs in the poll that changes the agent.
+        self.ensure_manifests();
         let mut view = LiveView { engine, osc: &self.osc, foreground_pgrp, program_pid, probed: None };
         let step = self.detector.poll(now, &self.manifests, &mut view);
         if view.probed.is_some() {
@@ -180,7 +183,8 @@ impl PaneDetection {
         }
     }
 
-    /// `agent.explain`'s JSON for the live screen and OSC evidence.
+    /// `agent.explain`'s JSON for the live screen and OSC evidence, judged with the identified
+    /// agent's manifest (with no agent, none is needed).
     pub fn explain(&mut self, engine: &Engine) -> String {
         self.ensure_manifests();
         let text = detection_text(engine, &self.osc);
@@ -210,19 +214,22 @@ impl PaneDetection {
         }
     }
 
-    /// Compiles the manifests if an agent is known and they are not yet: call after sending what
-    /// `poll` returned, so a new agent's identity is not held up by the compile (the startup grace
-    /// puts its first scan in a later poll anyway).
+    /// Compiles the identified agent's manifest if it is not the one compiled: call after sending
+    /// what `poll` returned, so a new agent's identity is not held up by the compile (the startup
+    /// grace puts its first scan in a later poll anyway).
     pub fn prepare(&mut self) {
-        if self.detector.agent().is_some() {
-            self.ensure_manifests();
-        }
+        self.ensure_manifests();
     }
 
+    /// With no agent the compiled manifest is kept: a released agent comes back within seconds,
+    /// and evaluating "no agent" reads no manifest.
     fn ensure_manifests(&mut self) {
-        if !self.manifests_loaded {
-            self.manifests = load_manifests(self.overrides_dir.as_deref());
-            self.manifests_loaded = true;
+        let Some(agent) = self.detector.agent() else { return };
+        if self.manifests_for != Some(agent) {
+            // Drop the old set first so the two are never held at once.
+            self.manifests = ManifestSet::default();
+            self.manifests = load_manifests(agent, self.overrides_dir.as_deref());
+            self.manifests_for = Some(agent);
         }
     }
 }
@@ -323,10 +330,11 @@ fn detection_text(engine: &Engine, osc: &OscTracker) -> ScreenText {
     }
 }
 
-/// Bundled manifests with the valid overrides from `dir` applied; every ignored file is logged.
-pub fn load_manifests(dir: Option<&Path>) -> ManifestSet {
+/// `agent`'s manifest: its valid override from `dir`, else the bundled one; an ignored override
+/// of its is logged (other agents' files are not compiled, so not judged).
+pub fn load_manifests(agent: Agent, dir: Option<&Path>) -> ManifestSet {
     let overrides = dir.map(read_overrides).unwrap_or_default();
-    let loaded = effective_manifests(&overrides);
+    let loaded = effective_manifests_for(&[agent], &overrides);
     for diagnostic in &loaded.diagnostics {
         log::warn!("agent detection: {}", diagnostic.message);
     }
@@ -362,121 +370,5 @@ fn read_overrides(dir: &Path) -> Vec<OverrideFile> {
 }
 
 #[cfg(test)]
-mod tests {
-    use herdr_manifests::{Agent, ForegroundProcess};
-
-    use super::*;
-
-    fn process(pid: u32, argv: &[&str]) -> ForegroundProcess {
-        ForegroundProcess {
-            pid,
-            argv: argv.iter().map(|a| a.to_string()).collect(),
-            comm: argv.first().map(|a| a.rsplit('/').next().unwrap_or(a).to_string()),
-            agent_hint: None,
-        }
-    }
-
-    #[test]
-    fn own_program_is_the_shell_unless_it_is_an_agent() {
-        let bash = |_| vec![process(10, &["bash", "-i"])];
-        assert_eq!(classify(Some(10), 10, bash), Foreground::Shell);
-        let claude = |_| vec![process(10, &["/bin/sh", "/tmp/bin/claude"])];
-        assert!(matches!(classify(Some(10), 10, claude), Foreground::Job(p) if p[0].pid == 10));
-        // `sh -c` without job control: the agent is a member of the program's own group.
-        let wrapped = |_| vec![process(10, &["sh", "-c", "cd x; claude"]), process(11, &["claude"])];
-        assert!(matches!(classify(Some(10), 10, wrapped), Foreground::Job(p) if p.len() == 2));
-        // Caught mid-exec, or gone: not (yet) the shell.
-        assert_eq!(classify(Some(10), 10, |_| vec![process(10, &[])]), Foreground::Unavailable);
-        assert_eq!(classify(Some(10), 10, |_| Vec::new()), Foreground::Unavailable);
-    }
-
-    #[test]
-    fn other_groups_are_jobs_and_nothing_is_unavailable() {
-        let vim = |_| vec![process(20, &["vim", "x"])];
-        assert!(matches!(classify(Some(20), 10, vim), Foreground::Job(_)));
-        assert_eq!(classify(Some(20), 10, |_| Vec::new()), Foreground::Unavailable);
-        assert_eq!(classify(None, 10, |_| panic!("no group to read")), Foreground::Unavailable);
-    }
-
-    #[test]
-    fn shell_arms_no_timer_and_a_new_agent_keeps_only_its_own_osc_evidence() {
-        use std::os::unix::process::CommandExt;
-        let now = Instant::now();
-        let engine = Engine::new(80, 24).expect("engine");
-        let mut d = PaneDetection::with_overrides_dir(now, None);
-        // SAFETY: getpgrp has no preconditions.
-        let ours = unsafe { libc::getpgrp() };
-        // Our own group plays the pane's shell: in front, not an agent.
-        d.feed(b"\x1b]0;user@host: ~\x07\x1b]9;4;1;10\x07");
-        assert!(d.poll(now, &engine, Some(ours), ours).is_empty());
-        assert_eq!(d.wake_at(), None, "a shell in front arms no timer");
-
-        // The fake claude in its own group takes the foreground; its title came in the same output.
-        let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake-agents/claude");
-        let mut agent = std::process::Command::new("bash")
-            .arg(fake)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .process_group(0)
-            .spawn()
-            .expect("spawn the fake agent");
-        let pgrp = i32::try_from(agent.id()).expect("pid");
-        // spawn can return while the exec is still in flight (empty cmdline): wait it out.
-        let cmdline = format!("/proc/{pgrp}/cmdline");
-        let deadline = Instant::now() + std::time::Duration::from_secs(5);
-        while !fs::read(&cmdline).is_ok_and(|c| c.windows(6).any(|w| w == b"claude")) {
-            assert!(Instant::now() < deadline, "the fake agent did not start");
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        d.feed("\x1b]0;⠐ Refactoring\x07".as_bytes());
-        let events = d.poll(now, &engine, Some(pgrp), ours);
-        let _ = (agent.kill(), agent.wait());
-        assert_eq!(
-            events.first(),
-            Some(&WorkerEvent::AgentIdentity {
-                agent: Some("claude".into()),
-                previous: None,
-                reason: IdentityReason::Detected
-            }),
-            "{events:?}"
-        );
-        assert_eq!((d.osc.title(), d.osc.progress()), (Some("⠐ Refactoring"), None));
-        assert!(d.wake_at().is_some(), "an agent keeps the detector's deadline");
-    }
-
-    #[test]
-    fn manifests_are_compiled_only_when_needed() {
-        let now = Instant::now();
-        let engine = Engine::new(80, 24).expect("engine");
-        let mut d = PaneDetection::with_overrides_dir(now, None);
-        d.prepare();
-        d.reload(now);
-        assert!(!d.manifests_loaded, "no agent: nothing to compile");
-        let explained: serde_json::Value = serde_json::from_str(&d.explain(&engine)).expect("json");
-        assert!(d.manifests_loaded);
-        assert_eq!(explained["state"], "unknown");
-        assert_eq!(explained["screen_detection_skipped"], false);
-        d.reload(now);
-        assert!(!d.manifests_loaded, "a reload without an agent drops them");
-    }
-
-    #[test]
-    fn overrides_replace_one_agent_and_bad_ones_are_ignored() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        assert!(read_overrides(&dir.path().join("missing")).is_empty());
-        fs::write(dir.path().join("codex.toml"), "this is [not toml").expect("write");
-        fs::write(dir.path().join("notes.txt"), "ignored").expect("write");
-        let claude =
-            "id = \"claude\"\n\n[[rules]]\nid = \"mine\"\nstate = \"blocked\"\ncontains = [\"zzz\"]\n";
-        fs::write(dir.path().join("claude.toml"), claude).expect("write");
-        let files = read_overrides(dir.path());
-        assert_eq!(files.len(), 2, "{files:?}");
-        let set = load_manifests(Some(dir.path()));
-        let rules = |agent| set.get(agent).map(|m| m.rules.iter().map(|r| r.id.clone()).collect::<Vec<_>>());
-        assert_eq!(rules(Agent::Claude), Some(vec!["mine".to_string()]));
-        // The invalid codex override left the bundled manifest in force, with a warning.
-        assert!(rules(Agent::Codex).is_some_and(|r| r.len() > 1));
-        assert!(set.warning(Agent::Codex).is_some());
-    }
-}
+#[path = "detection_tests.rs"]
+mod tests;
