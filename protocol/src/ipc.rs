@@ -91,7 +91,7 @@ pub enum WorkerRequest {
     /// A full-lifecycle hook authority for the pane's agent is live (true) or gone (false):
     /// screen scans pause while it is live.
     SetScansSuspended(bool),
-    /// `pane.release_agent` accepted: forget the agent until the foreground process changes.
+    /// `pane.release_agent` accepted: forget the agent; it is re-identified after 1 s if still in front.
     ReleaseAgent,
     /// The agent manifests changed on disk (`server.reload_agent_manifests`): reload them.
     ReloadManifests,
