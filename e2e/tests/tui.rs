@@ -171,3 +171,59 @@ fn attached_clients(server: &TestServer) -> Vec<i32> {
 fn printed_typed_42(line: &str) -> bool {
     line.trim_end().ends_with("typed-42") && !line.contains("$((")
 }
+
+/// The screen row that shows `needle`, if any.
+fn row_with<'s>(screen: &'s str, needle: &str) -> Option<&'s str> {
+    screen.lines().find(|row| row.contains(needle))
+}
+
+#[test]
+fn pane_contents_reach_the_terminal_in_colour_and_full_screen_programs_redraw_on_resize() {
+    let server = TestServer::prepare();
+    let tmux = Tmux::start(&server);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+    tmux.keys(&["herdr", "Enter"]);
+    tmux.wait_screen("the sidebar and one pane", |s| s.contains("spaces") && boxes_on_top_row(s) == 1);
+
+    // What the program prints is on the screen, inside the pane's box.
+    tmux.keys(&["echo hello-from-$((6*7))-pane", "Enter"]);
+    let screen = tmux.wait_screen("the program's output", |s| {
+        s.lines().any(|row| row.contains("hello-from-42-pane") && !row.contains("$(("))
+    });
+    let row = row_with(&screen, "hello-from-42-pane").expect("the output row");
+    assert!(row.contains('│') || row.contains('┃'), "the output is drawn inside the pane box: {row:?}");
+
+    // The program's terminal is the inside of its box, sized once by the model: 120 columns minus
+    // the 26-column sidebar and the two border columns; 40 rows minus the tab bar and borders.
+    tmux.keys(&["stty size | sed 's/^/size-/'", "Enter"]);
+    tmux.wait_screen("the pane's terminal size", |s| s.contains("size-37 92"));
+
+    // Colours survive the trip: palette red and a true colour.
+    tmux.keys(&[r"printf '\033[31mRED-%s\033[0m \033[38;2;255;100;0mTRUE-%s\033[0m\n' 2 3", "Enter"]);
+    tmux.wait_screen("the coloured words", |s| s.lines().any(|r| r.contains("RED-2 TRUE-3")));
+    let coloured = tmux.screen(true);
+    let row = row_with(&coloured, "TRUE-3").expect("the coloured row");
+    assert!(row.contains("38;2;255;100;0"), "true colour survives: {row:?}");
+    assert!(
+        ["[31m", ";31m", "[31;", "38;5;1m", "38;5;1;"].iter().any(|sgr| row.contains(sgr)),
+        "palette red survives: {row:?}"
+    );
+
+    // A full-screen program fills the pane, and redraws when the terminal shrinks.
+    tmux.keys(&["clear; seq -f 'line-%g' 1 500 | less", "Enter"]);
+    tmux.wait_screen("less showing a page", |s| s.contains("line-36") && !s.contains("line-37"));
+    tmux.keys(&["Space"]);
+    tmux.wait_screen("less's next page", |s| s.contains("line-72") && !s.contains("line-36 "));
+    tmux.run(&["resize-window", "-t", "0", "-x", "100", "-y", "30"]);
+    // 30 rows: 29 for the layout, 27 inside the box: less keeps its top line (37) and shows 26
+    // lines of text above its prompt.
+    tmux.wait_screen("less redrawn for the smaller pane", |s| {
+        s.lines().nth(1).is_some_and(|row| row.chars().count() == 100)
+            && s.contains("line-37")
+            && s.contains("line-62")
+            && !s.contains("line-63")
+    });
+    tmux.keys(&["q"]);
+    tmux.keys(&["echo back-$((2+3))", "Enter"]);
+    tmux.wait_screen("the shell again after less", |s| s.contains("back-5") && !s.contains("line-40"));
+}
