@@ -41,9 +41,11 @@ fn shell_arms_no_timer_and_a_new_agent_keeps_only_its_own_osc_evidence() {
     let now = Instant::now();
     let engine = Engine::new(80, 24).expect("engine");
     let mut d = PaneDetection::with_overrides_dir(now, None);
-    // SAFETY: getpgrp has no preconditions.
-    let ours = unsafe { libc::getpgrp() };
-    // Our own group plays the pane's shell: in front, not an agent.
+    // A `sleep` in a group of its own plays the pane's shell: in front, not an agent. (Not the
+    // test's own group: parallel tests fork into it, and a member caught mid-exec is "not known
+    // yet", which rightly arms a probe.)
+    let mut shell = spawn_named("sleep");
+    let ours = i32::try_from(shell.id()).expect("pid");
     d.feed(b"\x1b]0;user@host: ~\x07\x1b]9;4;1;10\x07");
     assert!(d.poll(now, &engine, Some(ours), ours).is_empty());
     assert_eq!(d.wake_at(), None, "a shell in front arms no timer");
@@ -69,6 +71,7 @@ fn shell_arms_no_timer_and_a_new_agent_keeps_only_its_own_osc_evidence() {
     d.feed("\x1b]0;⠐ Refactoring\x07".as_bytes());
     let events = d.poll(now, &engine, Some(pgrp), ours);
     let _ = (agent.kill(), agent.wait());
+    let _ = (shell.kill(), shell.wait());
     assert_eq!(
         events.first(),
         Some(&WorkerEvent::AgentIdentity {
