@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use herdr_protocol::grid::GridCell;
 use herdr_protocol::ipc::{
-    GridDamage, Matcher, ReadSource, WorkerEvent, WorkerRequest, WorkerToSupervisor, encode_frame,
+    GridDamage, Matcher, ReadSource, WorkerEvent, WorkerRequest, WorkerResponse, WorkerToSupervisor,
+    encode_frame,
 };
 use support::{Worker, vm_rss_kib, voluntary_switches};
 
@@ -92,4 +93,27 @@ fn idle_visible_pane_is_small_and_asleep() {
     eprintln!("idle visible 200x50 worker VmRSS: {rss} KiB");
     let limit = if cfg!(debug_assertions) { 12 * 1024 } else { 8 * 1024 };
     assert!(rss < limit, "idle visible RSS {rss} KiB is over the {limit} KiB target");
+}
+
+#[test]
+fn raw_client_bytes_reach_the_program_unchanged() {
+    let mut w = Worker::start();
+    let (_pid, _master) = w.spawn(&["sh"], &[("PS1", "$ ")], None, (60, 10));
+    w.wait_for(ReadSource::Visible, Matcher::Substring("$".into()));
+    w.run("head -c 3 | od -An -tx1 | tr -d ' ' | sed 's/^/bytes-/'");
+    // The shell must not read the bytes as its next line: wait until `head` has the terminal.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let WorkerResponse::ProcessInfo(info) = w.request(WorkerRequest::ProcessInfo) else {
+            panic!("process info answered something else")
+        };
+        if info.foreground_processes.iter().any(|p| p.name == "head") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "head never took the foreground: {info:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // An 8-bit meta key (0xe9 is not UTF-8 on its own) survives as the byte it is.
+    w.ok(WorkerRequest::SendBytes(vec![0xe9, b'A', b'\n']));
+    w.wait_for(ReadSource::Visible, Matcher::Substring("bytes-e9410a".into()));
 }
