@@ -269,8 +269,21 @@ impl TestServer {
         let answer = self.request(method, params.clone());
         match answer.get("result") {
             Some(result) => result.clone(),
-            None => panic!("{method} {params} failed: {answer}"),
+            None => panic!("{method} {params} failed: {answer}{}", self.pane_screen_for(method, &params)),
         }
+    }
+
+    /// For a failed output wait: what the pane showed, so a timeout says what was there instead.
+    fn pane_screen_for(&self, method: &str, params: &Value) -> String {
+        if method != "pane.wait_for_output" {
+            return String::new();
+        }
+        let read =
+            self.request("pane.read", json!({"pane_id": params["pane_id"], "source": "recent", "lines": 40}));
+        format!(
+            "\n--- the pane's last 40 rows ---\n{}\n--- end ---",
+            read["result"]["read"]["text"].as_str().unwrap_or("(unreadable)")
+        )
     }
 
     /// A request that must fail; returns `(code, message)`.
