@@ -84,8 +84,8 @@ pub struct Session {
     /// Old public pane ids kept after cross-workspace moves.
     pub(super) aliases: HashMap<String, PaneKey>,
     terminal_seed: u64,
-    /// A client shows the session in a focused terminal. No client attaches yet, so this stays
-    /// false and every completion becomes `done` until the pane is focused.
+    /// A client shows the session in a focused terminal: set when a client attaches or its
+    /// terminal reports focus-in, cleared on focus-out or when the last client detaches.
     pub(super) client_focused: bool,
     /// The `agent.view.set` projection: `(source, label)`.
     pub(super) agent_view: Option<(String, Option<String>)>,
