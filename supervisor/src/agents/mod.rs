@@ -8,10 +8,10 @@
 //! `herdr-manifests`) and waits (they sleep on the event hub).
 //!
 //! Decisions where upstream leaves room:
-//! - `done` needs a client that saw the completion. No client attaches yet, so a completion is
-//!   never seen when it happens (every completion becomes `done`); focusing the pane's tab
-//!   (`pane.focus`, `tab.focus`, `workspace.focus`, `agent.focus`, or any focus change) marks it
-//!   seen. [`Visibility`] carries whether a focused client shows the pane, for when one does.
+//! - `done` needs a focused client that saw the completion: with no client attached (or its
+//!   terminal unfocused) a completion becomes `done`; focusing the pane's tab (`pane.focus`,
+//!   `tab.focus`, `workspace.focus`, `agent.focus`, any focus change, or a client gaining focus)
+//!   marks it seen. [`Visibility`] carries whether a focused client shows the pane.
 //! - Hook and screen observations are ordered by a per-pane logical clock, not wall time, so
 //!   "the screen observation is not older than the hook report" is exact.
 //! - Reports for an agent whose process just exited are ignored from every source until an

@@ -1,6 +1,7 @@
 //! Frame geometry: where the sidebar, tab bar and pane area go for a terminal size, and how the
-//! session model's pane rects map to screen cells. This is the one place that decides how big a
-//! program's terminal is, so the runtime resizes workers from [`FrameLayout::pane_content_sizes`].
+//! session model's pane rects map to screen cells. Programs are sized inside their boxes by the
+//! session model's content inset; [`FrameLayout::pane_content_sizes`] states the same geometry
+//! for the compositor's tests.
 
 use herdr_protocol::api::{PaneLayoutRect, PaneLayoutSnapshot};
 use ratatui_core::layout::Rect;
