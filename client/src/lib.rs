@@ -4,11 +4,13 @@
 //! `Resize` on SIGWINCH, and writes the paints it receives. Keys are interpreted by the
 //! supervisor, so this stays thin; `prefix+q` there detaches.
 //!
-//! Not here: starting a supervisor (the CLI does that), sounds, notifications, clipboard and
+//! Desktop notifications the supervisor sends are written as OSC 9 or handed to the desktop
+//! notifier ([`notify`]). Not here: starting a supervisor (the CLI does that), sounds, clipboard and
 //! kitty keyboard negotiation (later work). The terminal is restored on every exit path:
 //! detach, server gone, errors, and panics (a panic hook restores before the message prints).
 
 mod link;
+mod notify;
 mod pump;
 mod terminal;
 

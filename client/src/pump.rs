@@ -7,13 +7,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 
-use herdr_protocol::client::{ClientToServer, MAX_INPUT_CHUNK, ServerToClient, ShutdownReason};
+use herdr_protocol::client::{ClientToServer, MAX_INPUT_CHUNK, NotifyVia, ServerToClient, ShutdownReason};
 use signal_hook::consts::{SIGHUP, SIGTERM, SIGWINCH};
 use signal_hook::iterator::Signals;
 
 use crate::link::{Link, Writer};
-use crate::terminal;
 use crate::{AttachError, ExitReason};
+use crate::{notify, terminal};
 
 type SharedWriter = Arc<Mutex<Writer>>;
 
@@ -96,6 +96,13 @@ fn paint(link: &mut Link, terminal_closed: &AtomicBool) -> Result<ExitReason, At
             ServerToClient::Ansi(bytes) => bytes,
             ServerToClient::Bell => b"\x07".to_vec(),
             ServerToClient::MouseCapture { enabled } => terminal::mouse_capture(enabled),
+            ServerToClient::Notify { title, body, via: NotifyVia::Terminal } => {
+                notify::osc9(&title, body.as_deref(), std::env::var_os("TMUX").is_some())
+            }
+            ServerToClient::Notify { title, body, via: NotifyVia::System } => {
+                notify::system(&title, body.as_deref());
+                continue;
+            }
             ServerToClient::Shutdown { reason } => {
                 return match reason {
                     ShutdownReason::Detached => Ok(ExitReason::Detached),

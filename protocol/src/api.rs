@@ -26,6 +26,7 @@ pub use results::{
     PaneMoveResult, PaneNeighborResult, PaneResizeReason, PaneResizeResult, PaneSwapReason, PaneSwapResult,
     PaneZoomReason, PaneZoomResult, ServerCapabilities,
 };
+pub use results::{ConfigReloadStatus, NotificationShowReason};
 
 #[cfg(test)]
 mod tests;

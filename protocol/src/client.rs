@@ -23,7 +23,7 @@ use crate::grid::FrameUpdate;
 
 /// Bumped whenever any type in this module (or in [`crate::grid`]) changes shape. Client and
 /// supervisor must match exactly: there is no negotiation.
-pub const CLIENT_PROTOCOL_VERSION: u32 = 1;
+pub const CLIENT_PROTOCOL_VERSION: u32 = 2;
 
 /// How the client wants paints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -62,8 +62,21 @@ pub enum ServerToClient {
     /// Turn the terminal's mouse reporting (SGR) on or off (`ui.mouse_capture`). Sent right
     /// after a good `Welcome`; clients start with it off.
     MouseCapture { enabled: bool },
+    /// Show a desktop notification outside herdr (`ui.toast.delivery = "terminal"` or
+    /// `"system"`): the client writes it to its terminal as OSC 9, or hands it to the desktop's
+    /// notifier, because only the client runs where the user sits.
+    Notify { title: String, body: Option<String>, via: NotifyVia },
     /// The supervisor ends this client's connection (`reason` is for the user).
     Shutdown { reason: ShutdownReason },
+}
+
+/// Where a [`ServerToClient::Notify`] goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NotifyVia {
+    /// OSC 9 to the client's terminal (Ghostty, iTerm2, WezTerm), wrapped for tmux when inside it.
+    Terminal,
+    /// The desktop's notifier (`notify-send` on Linux, `osascript` on macOS).
+    System,
 }
 
 /// Why the supervisor closed a client connection.

@@ -146,6 +146,30 @@ pub struct PaneMoveResult {
     pub focused_pane_id: String,
 }
 
+/// `notification_show.reason`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotificationShowReason {
+    Shown,
+    /// Notifications are off (`ui.toast.delivery = "off"`).
+    Disabled,
+    RateLimited,
+    NoForegroundClient,
+    Busy,
+}
+
+/// `config_reload.status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfigReloadStatus {
+    /// Read without a problem; everything took effect.
+    Applied,
+    /// Read, but some settings were wrong and kept their defaults (see the diagnostics).
+    Partial,
+    /// Not read at all (unreadable, not TOML); the previous settings stay.
+    Failed,
+}
+
 /// A success response's `result`. Large payloads are boxed so the enum stays small to move.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -280,6 +304,16 @@ pub enum ApiResult {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         matched_line: Option<String>,
         read: Box<PaneReadResult>,
+    },
+    /// `notification.show`: whether a toast was shown, and why (not).
+    NotificationShow {
+        shown: bool,
+        reason: NotificationShowReason,
+    },
+    /// `server.reload_config`: how much of the re-read config took effect, and what was wrong.
+    ConfigReload {
+        status: ConfigReloadStatus,
+        diagnostics: Vec<String>,
     },
     IntegrationList {
         integrations: Vec<super::IntegrationInfo>,

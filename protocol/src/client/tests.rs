@@ -57,6 +57,8 @@ fn server_messages_round_trip() {
         ServerToClient::Ansi(b"\x1b[?2026h\x1b[?2026l".to_vec()),
         ServerToClient::Bell,
         ServerToClient::MouseCapture { enabled: true },
+        ServerToClient::Notify { title: "t".into(), body: Some("b".into()), via: NotifyVia::Terminal },
+        ServerToClient::Notify { title: "t".into(), body: None, via: NotifyVia::System },
         ServerToClient::Shutdown { reason: ShutdownReason::Detached },
         ServerToClient::Shutdown { reason: ShutdownReason::ProtocolError("bad".into()) },
     ];
