@@ -22,6 +22,9 @@ use libghostty_vt::{
 };
 
 mod damage;
+mod pointer;
+
+pub use pointer::MouseEffect;
 
 use crate::{
     cwd,
@@ -90,6 +93,8 @@ pub struct Engine {
     revision: u64,
     /// Present while the pane is visible: the render state that tracks changed rows.
     screen: Option<damage::ScreenReader>,
+    mouse_encoder: pointer::MouseEncoder,
+    mouse_event: pointer::MouseEvent,
 }
 
 impl std::fmt::Debug for Engine {
@@ -131,6 +136,8 @@ impl Engine {
             pending_esc: false,
             revision: 0,
             screen: None,
+            mouse_encoder: pointer::MouseEncoder::new()?,
+            mouse_event: pointer::MouseEvent::new()?,
         })
     }
 
@@ -200,11 +207,12 @@ impl Engine {
     /// first call after [`Engine::stop_damage`]), else the rows that changed, and the cursor and
     /// modes. `None` when nothing changed.
     pub fn damage(&mut self, full: bool) -> Result<Option<GridDamage>, EngineError> {
+        let scroll = self.scroll_position()?;
         let reader = match &mut self.screen {
             Some(reader) => reader,
             None => self.screen.insert(damage::ScreenReader::new()?),
         };
-        reader.damage(&self.term, full)
+        reader.damage(&self.term, full, scroll)
     }
 
     /// The pane is hidden: drop the render state (its copy of the screen) until it shows again.
@@ -229,7 +237,7 @@ impl Engine {
         Ok(ReadOutput { text, truncated, revision })
     }
 
-    /// The live screen (the worker never scrolls its viewport, so viewport = active area) from its
+    /// The live screen (screen coordinates, so a scrolled-back viewport does not matter) from its
     /// top to its last row with content; `lines` keeps the last N lines of that.
     fn read_screen(&self, format: ReadFormat, lines: Option<u32>) -> Result<(String, bool), EngineError> {
         let top = self.active_top()?;

@@ -240,3 +240,74 @@ fn damage_after_the_first_frame_carries_only_changed_rows() {
     let again = e.damage(false).expect("damage").expect("frame");
     assert_eq!(again.lines.len(), 5);
 }
+
+fn wheel(up: bool) -> herdr_protocol::ipc::PaneMouse {
+    use herdr_protocol::ipc::{PaneMouse, PaneMouseAction};
+    PaneMouse {
+        action: PaneMouseAction::Wheel { up, lines: 3 },
+        x: 1,
+        y: 1,
+        shift: false,
+        alt: false,
+        ctrl: false,
+    }
+}
+
+fn screen_rows(e: &mut Engine) -> Vec<String> {
+    let damage = e.damage(true).expect("damage").expect("a full frame");
+    damage.lines.iter().map(|(_, cells)| cells.iter().map(|c| c.text.as_str()).collect()).collect()
+}
+
+#[test]
+fn wheel_scrolls_the_viewport_through_history_and_typing_position_survives_output() {
+    use herdr_protocol::ipc::ScrollTo;
+    let mut e = engine(10, 4);
+    for i in 0..20 {
+        e.feed(format!("line {i}\r\n").as_bytes());
+    }
+    assert_eq!(e.scroll_position().expect("scroll").offset_from_bottom, 0);
+    assert_eq!(e.mouse(&wheel(true)).expect("mouse"), MouseEffect::Scrolled);
+    let at = e.scroll_position().expect("scroll");
+    assert_eq!(at.offset_from_bottom, 3);
+    assert_eq!(at.max_offset_from_bottom, 17);
+    assert_eq!(screen_rows(&mut e).first().map(String::as_str), Some("line 14"));
+    // New output keeps the reader's place (the view shows the same rows).
+    e.feed(b"line 20\r\n");
+    assert_eq!(screen_rows(&mut e).first().map(String::as_str), Some("line 14"));
+    assert!(
+        e.read(&ReadSpec { source: ReadSource::Visible, lines: None, format: ReadFormat::Text })
+            .expect("read")
+            .text
+            .contains("line 20")
+    );
+    assert!(e.scroll_to(ScrollTo::Bottom).expect("scroll"));
+    assert_eq!(e.scroll_position().expect("scroll").offset_from_bottom, 0);
+    assert!(e.scroll_to(ScrollTo::OffsetFromBottom(1000)).expect("scroll"));
+    assert_eq!(screen_rows(&mut e).first().map(String::as_str), Some("line 0"));
+}
+
+#[test]
+fn wheel_on_the_alternate_screen_sends_arrow_keys_in_the_programs_cursor_mode() {
+    let mut e = engine(10, 4);
+    e.feed(b"\x1b[?1049h");
+    assert_eq!(e.mouse(&wheel(true)).expect("mouse"), MouseEffect::Input(b"\x1b[A\x1b[A\x1b[A".to_vec()));
+    e.feed(b"\x1b[?1h");
+    assert_eq!(e.mouse(&wheel(false)).expect("mouse"), MouseEffect::Input(b"\x1bOB\x1bOB\x1bOB".to_vec()));
+}
+
+#[test]
+fn clicks_reach_only_a_program_that_asked_for_mouse_reports() {
+    use herdr_protocol::ipc::{PaneMouse, PaneMouseAction, PaneMouseButton};
+    let mut e = engine(20, 6);
+    let click = |action| PaneMouse { action, x: 2, y: 1, shift: false, alt: false, ctrl: false };
+    let press = click(PaneMouseAction::Press(PaneMouseButton::Left));
+    assert_eq!(e.mouse(&press).expect("mouse"), MouseEffect::Nothing);
+    e.feed(b"\x1b[?1000h\x1b[?1006h");
+    assert_eq!(e.mouse(&press).expect("mouse"), MouseEffect::Input(b"\x1b[<0;3;2M".to_vec()));
+    let release = click(PaneMouseAction::Release(PaneMouseButton::Left));
+    assert_eq!(e.mouse(&release).expect("mouse"), MouseEffect::Input(b"\x1b[<0;3;2m".to_vec()));
+    // Normal tracking does not report motion.
+    let drag = click(PaneMouseAction::Drag(PaneMouseButton::Left));
+    assert_eq!(e.mouse(&drag).expect("mouse"), MouseEffect::Input(Vec::new()));
+    assert_eq!(e.mouse(&wheel(true)).expect("mouse"), MouseEffect::Input(b"\x1b[<64;2;2M".to_vec()));
+}

@@ -10,15 +10,15 @@
 use std::time::Duration;
 
 use herdr_protocol::ipc::{
-    ProcessInfo, ReadOutput, ReadSpec, SupervisorToWorker, WorkerEvent, WorkerRequest, WorkerResponse,
-    WorkerToSupervisor,
+    ProcessInfo, ReadOutput, ReadSpec, ScrollTo, SupervisorToWorker, WorkerEvent, WorkerRequest,
+    WorkerResponse, WorkerToSupervisor,
 };
 use tokio::time::Instant;
 
 use crate::{
     WorkerError,
     detection::PaneDetection,
-    engine::{Engine, EngineEvent},
+    engine::{Engine, EngineEvent, MouseEffect},
     keys,
     link::{LinkReader, LinkWriter},
     procinfo,
@@ -293,7 +293,25 @@ impl Pane {
                 Err(err) => error("internal_error", format!("could not read the pane: {err}")),
             },
             WorkerRequest::SendText(text) => self.send_input(text.as_bytes()),
-            WorkerRequest::SendBytes(bytes) => self.send_input(&bytes),
+            WorkerRequest::SendBytes(bytes) => {
+                // A person typing wants to see the live screen, not the history they scrolled to.
+                self.scroll_to(ScrollTo::Bottom)?;
+                self.send_input(&bytes)
+            }
+            WorkerRequest::Mouse(event) => match self.engine.mouse(&event) {
+                Ok(MouseEffect::Input(bytes)) if !bytes.is_empty() => self.send_input(&bytes),
+                Ok(MouseEffect::Scrolled) => {
+                    self.respond(id, WorkerResponse::Ok)?;
+                    self.full_pending = true;
+                    return self.screen_changed();
+                }
+                Ok(_) => WorkerResponse::Ok,
+                Err(err) => error("internal_error", format!("could not handle the mouse: {err}")),
+            },
+            WorkerRequest::Scroll(to) => {
+                self.respond(id, WorkerResponse::Ok)?;
+                return self.scroll_to(to);
+            }
             WorkerRequest::SetVisible(visible) => {
                 self.respond(id, WorkerResponse::Ok)?;
                 return self.set_visible(visible);
@@ -399,6 +417,21 @@ impl Pane {
         }
         bytes.extend_from_slice(&key_bytes);
         self.send_input(&bytes)
+    }
+
+    /// Moves the viewport; a visible pane then sends the whole screen it shows now.
+    fn scroll_to(&mut self, to: ScrollTo) -> Result<(), WorkerError> {
+        match self.engine.scroll_to(to) {
+            Ok(true) => {
+                self.full_pending = true;
+                self.screen_changed()
+            }
+            Ok(false) => Ok(()),
+            Err(err) => {
+                log::warn!("could not scroll the viewport: {err}");
+                Ok(())
+            }
+        }
     }
 
     fn send_input(&mut self, bytes: &[u8]) -> WorkerResponse {

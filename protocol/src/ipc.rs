@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::grid::{CursorPlacement, GridCell};
 
 /// Bumped whenever any type in this module changes shape.
-pub const IPC_VERSION: u32 = 4;
+pub const IPC_VERSION: u32 = 5;
 
 /// Largest frame either side accepts; a bigger length prefix is a protocol violation.
 pub const MAX_FRAME_LEN: usize = 32 * 1024 * 1024;
@@ -99,6 +99,65 @@ pub enum WorkerRequest {
         cols: u16,
         rows: u16,
     },
+    /// A client's mouse over the pane's grid. The worker decides what it means from the
+    /// program's modes: encoded for the program when it asked for mouse reporting (nothing when
+    /// it did not); a wheel notch otherwise becomes arrow keys on the alternate screen, or
+    /// scrolls the viewport through the scrollback.
+    Mouse(PaneMouse),
+    /// Moves the pane's viewport (`pane.scroll`, typing jumps back to the bottom by itself).
+    Scroll(ScrollTo),
+}
+
+/// One mouse event in the pane's grid cells (0-based, already relative to the program's grid).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaneMouse {
+    pub action: PaneMouseAction,
+    pub x: u16,
+    pub y: u16,
+    pub shift: bool,
+    pub alt: bool,
+    pub ctrl: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PaneMouseButton {
+    Left,
+    Middle,
+    Right,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PaneMouseAction {
+    Press(PaneMouseButton),
+    Release(PaneMouseButton),
+    /// Motion with a button held.
+    Drag(PaneMouseButton),
+    /// Motion with no button held.
+    Move,
+    /// One wheel notch; `lines` is how far it scrolls the viewport or how many arrow keys it
+    /// sends (a program with mouse reporting gets one wheel event).
+    Wheel {
+        up: bool,
+        lines: u16,
+    },
+}
+
+/// Where to put the pane's viewport.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ScrollTo {
+    /// This many rows above the live screen (clamped to the history there is).
+    OffsetFromBottom(u32),
+    /// Back to the live screen.
+    Bottom,
+}
+
+/// How far a pane's viewport is scrolled back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ScrollPosition {
+    /// Rows between the viewport's bottom and the live screen's bottom (0: following output).
+    pub offset_from_bottom: u32,
+    /// The most it can be: the history rows above the live screen.
+    pub max_offset_from_bottom: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -233,6 +292,8 @@ pub struct GridDamage {
     pub lines: Vec<(u16, Vec<GridCell>)>,
     pub cursor: CursorPlacement,
     pub modes: PaneModes,
+    /// Where the viewport is; rows show the scrolled-back view while `offset_from_bottom > 0`.
+    pub scroll: ScrollPosition,
 }
 
 /// Terminal modes the compositor and keymap care about.

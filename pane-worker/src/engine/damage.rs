@@ -5,7 +5,7 @@
 //! whether anyone looks (visibility is the supervisor's call).
 
 use herdr_protocol::grid::{CellAttrs, CursorPlacement, CursorShape, GridCell, GridColor};
-use herdr_protocol::ipc::{GridDamage, PaneModes};
+use herdr_protocol::ipc::{GridDamage, PaneModes, ScrollPosition};
 use libghostty_vt::{
     Terminal,
     render::{CellIteration, CellIterator, CursorVisualStyle, Dirty, RenderState, RowIterator},
@@ -25,6 +25,7 @@ pub(super) struct ScreenReader {
     /// What the last damage said about the cursor and modes, to send a change of only those.
     last_cursor: Option<CursorPlacement>,
     last_modes: PaneModes,
+    last_scroll: ScrollPosition,
 }
 
 impl ScreenReader {
@@ -35,6 +36,7 @@ impl ScreenReader {
             cells: CellIterator::new()?,
             last_cursor: None,
             last_modes: PaneModes::default(),
+            last_scroll: ScrollPosition::default(),
         })
     }
 
@@ -44,6 +46,7 @@ impl ScreenReader {
         &mut self,
         term: &Terminal<'static, 'static>,
         full: bool,
+        scroll: ScrollPosition,
     ) -> Result<Option<GridDamage>, EngineError> {
         let modes = read_modes(term)?;
         let Self { state, rows: row_iter, cells: cell_iter, .. } = self;
@@ -72,13 +75,17 @@ impl ScreenReader {
             y = y.saturating_add(1);
         }
         snapshot.set_dirty(Dirty::Clean)?;
-        let unchanged = lines.is_empty() && self.last_cursor == Some(cursor) && self.last_modes == modes;
+        let unchanged = lines.is_empty()
+            && self.last_cursor == Some(cursor)
+            && self.last_modes == modes
+            && self.last_scroll == scroll;
         if unchanged && !full {
             return Ok(None);
         }
         self.last_cursor = Some(cursor);
         self.last_modes = modes;
-        Ok(Some(GridDamage { cols, rows, full, lines, cursor, modes }))
+        self.last_scroll = scroll;
+        Ok(Some(GridDamage { cols, rows, full, lines, cursor, modes, scroll }))
     }
 }
 
