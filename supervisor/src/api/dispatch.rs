@@ -3,7 +3,7 @@
 use herdr_protocol::api::{ApiError, ApiResult};
 
 use super::envelope::{Failure, Request};
-use super::{agents, events, hooks, integrations, panes, server_methods};
+use super::{agents, events, hooks, integrations, panes, server_methods, ui_methods};
 use crate::state::Shared;
 
 /// Methods that may hold the connection open for a long time; they are abandoned when the
@@ -19,6 +19,8 @@ pub async fn dispatch(shared: &Shared, req: &Request) -> Result<ApiResult, Failu
     match req.method.as_str() {
         "ping" => Ok(server_methods::ping()),
         "server.stop" => Ok(ApiResult::Ok),
+        "server.reload_config" => Ok(ui_methods::reload(shared)),
+        "notification.show" => ui_methods::notification_show(shared, req),
         "pane.read" => panes::read(shared, req).await,
         "pane.send_text" => panes::send_text(shared, req).await,
         "pane.send_keys" => panes::send_keys(shared, req).await,

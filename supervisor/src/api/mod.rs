@@ -11,6 +11,7 @@ mod methods;
 mod panes;
 mod server_methods;
 pub mod transport;
+mod ui_methods;
 
 #[cfg(test)]
 mod tests;

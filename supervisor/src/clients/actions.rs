@@ -1,6 +1,6 @@
 //! What a keymap [`Action`] does for an attached client: a session method with its params,
 //! worked out from the session snapshot (pure), or something the client connection handles
-//! itself (detach, the sidebar toggle).
+//! itself (detach, the sidebar toggle, the help overlay, a config reload).
 
 use herdr_protocol::api::{PaneDirection, SessionSnapshot};
 use serde_json::{Value, json};
@@ -14,6 +14,10 @@ pub(super) enum Step {
     Detach,
     /// Collapse or expand this client's sidebar.
     ToggleSidebar,
+    /// Open the keybinding help over this client's frame.
+    Help,
+    /// Re-read `config.toml` and apply it.
+    ReloadConfig,
     /// The action needs something not built yet (dialogs, copy mode, navigate selection).
     NotBuilt,
     /// Nothing to do (no pane to act on, already at the only tab).
@@ -61,6 +65,8 @@ fn plan_without_focus(action: &Action, snapshot: &SessionSnapshot) -> Option<Ste
     Some(match action {
         Action::Detach => Step::Detach,
         Action::ToggleSidebar => Step::ToggleSidebar,
+        Action::Help => Step::Help,
+        Action::ReloadConfig => Step::ReloadConfig,
         Action::NewWorkspace => Step::Call("workspace.create", json!({ "focus": true })),
         Action::NextWorkspace => workspace_step(snapshot, true),
         Action::PreviousWorkspace => workspace_step(snapshot, false),

@@ -15,11 +15,11 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
-use super::Hub;
 use super::actions::{self, Step};
 use super::paint::{self, View};
 use super::registry::ClientId;
 use super::visibility;
+use super::{Hub, help, reload};
 use crate::keymap::{Action, InputDecoder, InputEvent, Keymap, Mode, Outcome};
 use crate::render::ModeBadge;
 use crate::socket::peer_is_same_user;
@@ -48,7 +48,7 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
     };
     match check_hello_version(version) {
         Ok(welcome) => {
-            let mouse = ServerToClient::MouseCapture { enabled: hub.config.ui.mouse_capture };
+            let mouse = ServerToClient::MouseCapture { enabled: hub.config().ui.mouse_capture };
             if write_message(&mut writer, &welcome).await.is_err()
                 || write_message(&mut writer, &mouse).await.is_err()
             {
@@ -69,23 +69,30 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
     hub.foreground_changed();
     set_client_focus(&hub, true);
     log::info!("terminal client {id} attached ({cols}x{rows}, {encoding:?}; {attached} attached)");
-    let collapsed = hub.config.ui.sidebar_start_collapsed;
-    let (view, view_rx) =
-        watch::channel(View { cols, rows, mode: ModeBadge::Terminal, sidebar_collapsed: collapsed });
+    let collapsed = hub.config().ui.sidebar_start_collapsed;
+    let (view, view_rx) = watch::channel(View {
+        cols,
+        rows,
+        mode: ModeBadge::Terminal,
+        sidebar_collapsed: collapsed,
+        help: false,
+    });
     let (control, control_rx) = mpsc::unbounded_channel();
     let mut paint = tokio::spawn(paint::run(hub.clone(), id, encoding, view_rx, control_rx, writer));
     let mut conn = Connection {
         hub: hub.clone(),
         id,
         view,
-        keymap: Keymap::new(hub.config.bindings().clone()),
+        keymap: Keymap::new(hub.config().bindings().clone()),
         decoder: InputDecoder::new(),
+        control,
+        config: hub.shared.screens.watch_config(),
     };
     let end = conn.read_loop(reader, frames, &mut paint).await;
     if let ReadEnd::Close(reason) = &end {
-        let _ = control.send(ServerToClient::Shutdown { reason: reason.clone() });
+        let _ = conn.control.send(ServerToClient::Shutdown { reason: reason.clone() });
     }
-    drop(control);
+    drop(conn);
     if !matches!(end, ReadEnd::PaintEnded) {
         let _ = tokio::time::timeout(FAREWELL_TIMEOUT, paint).await;
     }
@@ -108,6 +115,7 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
 /// Whether a client shows the session in a focused terminal (agent completions are `done` only
 /// while nobody is looking).
 fn set_client_focus(hub: &Hub, focused: bool) {
+    hub.shared.screens.set_terminal_focused(focused);
     let effects = hub.shared.session().set_client_focus(focused);
     hub.shared.apply(effects);
 }
@@ -137,6 +145,10 @@ struct Connection {
     view: watch::Sender<View>,
     keymap: Keymap,
     decoder: InputDecoder,
+    /// Messages for the client that are not paints (mouse capture after a reload, goodbye).
+    control: mpsc::UnboundedSender<ServerToClient>,
+    /// The config in force: a reload swaps the keymap's bindings and mouse capture.
+    config: watch::Receiver<Arc<crate::config::Config>>,
 }
 
 impl Connection {
@@ -172,6 +184,7 @@ impl Connection {
                     }
                 }
                 _ = &mut *paint => return ReadEnd::PaintEnded,
+                Ok(()) = self.config.changed() => self.config_changed(),
             }
         }
     }
@@ -200,8 +213,23 @@ impl Connection {
         }
     }
 
+    /// A reload put a new config in force: new bindings (back to terminal mode) and mouse
+    /// capture as configured now.
+    fn config_changed(&mut self) {
+        let config = self.config.borrow_and_update().clone();
+        self.keymap.set_bindings(config.bindings().clone());
+        self.view
+            .send_if_modified(|v| std::mem::replace(&mut v.mode, ModeBadge::Terminal) != ModeBadge::Terminal);
+        let _ = self.control.send(ServerToClient::MouseCapture { enabled: config.ui.mouse_capture });
+    }
+
     async fn events(&mut self, events: Vec<InputEvent>) -> Option<ReadEnd> {
         for event in events {
+            let help_open = self.view.borrow().help;
+            if help_open && help::closes(&event) {
+                self.view.send_modify(|v| v.help = false);
+                continue;
+            }
             let terminal = self.keymap.mode() == Mode::Terminal;
             match event {
                 InputEvent::Key(key) => {
@@ -253,6 +281,11 @@ impl Connection {
             }
             Step::Detach => return Some(ReadEnd::Close(ShutdownReason::Detached)),
             Step::ToggleSidebar => self.view.send_modify(|v| v.sidebar_collapsed = !v.sidebar_collapsed),
+            Step::Help => self.view.send_modify(|v| v.help = true),
+            Step::ReloadConfig => {
+                let outcome = reload::reload_config(&self.hub.shared);
+                reload::announce(&self.hub.shared, &outcome);
+            }
             Step::NotBuilt => log::debug!("{action:?} is not built yet"),
             Step::Nothing => {}
         }

@@ -4,8 +4,12 @@
 //! what the client last received and sends the difference.
 //!
 //! Not here: composition and diffing themselves (pure, in [`crate::render`]), key decoding and
-//! modes ([`crate::keymap`]), the layout model ([`crate::session`]). Mouse, copy mode, dialogs and
-//! notifications are not built yet: those inputs are dropped.
+//! modes ([`crate::keymap`]), the layout model ([`crate::session`]). Mouse, copy mode and dialogs
+//! are not built yet: those inputs are dropped.
+//!
+//! Notifications ([`notify`]): agent status changes become alerts the foreground client's paint
+//! task delivers. The live config is kept on [`Screens`] so the API can reload it
+//! ([`reload_config`]) and show toasts (`notification.show`) without reaching into a connection.
 //!
 //! Pane contents: [`Screens`] mirrors each visible pane's grid keyed by [`PaneKey`], built from
 //! the damage workers send ([`Screens::apply_damage`]), which wakes every paint task. Which panes
@@ -19,39 +23,59 @@
 
 mod actions;
 mod conn;
+mod help;
+pub(crate) mod notify;
 mod paint;
 mod registry;
+mod reload;
 mod visibility;
 
 #[cfg(test)]
 mod tests;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use herdr_protocol::grid::{GridCell, PaneGrid};
 use herdr_protocol::ipc::GridDamage;
 use herdr_protocol::paths::{self, PathEnv};
 use tokio::net::UnixListener;
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 use tokio::task::JoinSet;
 
 use crate::config::{self, Config};
 use crate::session::PaneKey;
 use crate::state::Shared;
 
+use notify::Alert;
 use registry::Registry;
 
-/// Mirrored pane grids and the "something on screen changed" signal.
+pub(crate) use reload::reload_config;
+
+/// Mirrored pane grids and the "something on screen changed" signal, plus what every client
+/// shows besides panes: the live config and the alerts for the foreground client.
 #[derive(Debug)]
 pub struct Screens {
     grids: Mutex<HashMap<PaneKey, PaneGrid>>,
     dirty: watch::Sender<u64>,
+    /// The UI config in force; replaced by a reload, watched by connections (keymap, mouse).
+    config: watch::Sender<Arc<Config>>,
+    /// Each paint task subscribes, so the receiver count is the number of attached clients.
+    alerts: broadcast::Sender<Alert>,
+    /// Whether the foreground client's terminal has focus (its last focus report).
+    terminal_focused: AtomicBool,
 }
 
 impl Default for Screens {
     fn default() -> Self {
-        Screens { grids: Mutex::new(HashMap::new()), dirty: watch::channel(0).0 }
+        Screens {
+            grids: Mutex::new(HashMap::new()),
+            dirty: watch::channel(0).0,
+            config: watch::channel(Arc::new(Config::default())).0,
+            alerts: broadcast::channel(16).0,
+            terminal_focused: AtomicBool::new(false),
+        }
     }
 }
 
@@ -91,6 +115,41 @@ impl Screens {
         self.dirty.subscribe()
     }
 
+    /// The UI config in force.
+    pub(crate) fn config(&self) -> Arc<Config> {
+        self.config.borrow().clone()
+    }
+
+    fn set_config(&self, config: Config) {
+        self.config.send_replace(Arc::new(config));
+        self.mark_dirty();
+    }
+
+    fn watch_config(&self) -> watch::Receiver<Arc<Config>> {
+        self.config.subscribe()
+    }
+
+    /// Sends `alert` to the foreground client; false when no client is attached.
+    pub(crate) fn alert(&self, alert: Alert) -> bool {
+        self.alerts.send(alert).is_ok()
+    }
+
+    pub(crate) fn has_clients(&self) -> bool {
+        self.alerts.receiver_count() > 0
+    }
+
+    fn subscribe_alerts(&self) -> broadcast::Receiver<Alert> {
+        self.alerts.subscribe()
+    }
+
+    pub(crate) fn terminal_focused(&self) -> bool {
+        self.terminal_focused.load(Ordering::Relaxed)
+    }
+
+    fn set_terminal_focused(&self, focused: bool) {
+        self.terminal_focused.store(focused, Ordering::Relaxed);
+    }
+
     /// Runs `f` with the grids locked (composition borrows them instead of copying).
     fn with_grids<T>(&self, f: impl FnOnce(&HashMap<PaneKey, PaneGrid>) -> T) -> T {
         f(&self.grids())
@@ -126,7 +185,6 @@ struct Hub {
     registry: Mutex<Registry>,
     /// Bumped when the foreground client changes, so the new one's paint task claims the area.
     foreground: watch::Sender<u64>,
-    config: Config,
     /// Panes whose workers were last told they are visible.
     visible: Mutex<visibility::Visible>,
 }
@@ -136,36 +194,42 @@ impl Hub {
         self.registry.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The UI config in force (it changes on a reload).
+    fn config(&self) -> Arc<Config> {
+        self.shared.screens.config()
+    }
+
     fn foreground_changed(&self) {
         self.foreground.send_modify(|n| *n = n.wrapping_add(1));
     }
 }
 
-/// `config.toml` of the user's config dir; problems are logged and never fatal.
-fn load_config() -> Config {
+/// `config.toml` of the user's config dir with its problems (`None`: no config dir known).
+fn load_config() -> Option<(Config, Vec<config::Diagnostic>)> {
     let env = PathEnv::from_process_env();
     let dir = paths::config_dir(
         env.xdg_config_home.as_deref().map(std::path::Path::new),
         env.home.as_deref().map(std::path::Path::new),
     );
-    let Ok(dir) = dir else { return Config::default() };
-    let (config, diagnostics) = config::load(&dir.join("config.toml"));
-    for diagnostic in diagnostics {
-        log::warn!("config: {diagnostic}");
-    }
-    config
+    Some(config::load(&dir.ok()?.join("config.toml")))
 }
 
 /// Accepts terminal clients on `listener` until the supervisor shuts down, then returns once
 /// every attached client has been told so.
 pub async fn serve(shared: Arc<Shared>, listener: UnixListener) {
+    // Problems are logged and never fatal.
+    let (config, diagnostics) = load_config().unwrap_or_default();
+    for diagnostic in diagnostics {
+        log::warn!("config: {diagnostic}");
+    }
+    shared.screens.set_config(config);
     let hub = Arc::new(Hub {
         shared: shared.clone(),
         registry: Mutex::new(Registry::default()),
         foreground: watch::channel(0).0,
-        config: load_config(),
         visible: Mutex::new(visibility::Visible::default()),
     });
+    tokio::spawn(notify::watch_agents(shared.clone(), shared.screens.alerts.clone()));
     let mut stop = shared.shutdown_signal();
     let mut connections = JoinSet::new();
     loop {

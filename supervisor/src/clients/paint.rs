@@ -8,26 +8,36 @@
 //! its pane area and the content inset is its pane borders' width, so the session model sizes
 //! each program to the content inside its box. Every paint also brings the workers' visibility
 //! up to date ([`super::visibility`]).
+//!
+//! Alerts ([`super::notify`]) reach every paint task; only the foreground client's delivers them:
+//! a toast drawn over its frame for [`TOAST_DURATION`], or a `Notify` for its terminal or
+//! desktop, and a bell when the alert has a sound. The help overlay is this client's own.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use herdr_protocol::api::SessionSnapshot;
-use herdr_protocol::client::{Encoding, ServerToClient, ShutdownReason};
+use herdr_protocol::client::{Encoding, NotifyVia, ServerToClient, ShutdownReason};
 use tokio::net::unix::OwnedWriteHalf;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
 use super::Hub;
 use super::conn::write_message;
+use super::help;
+use super::notify::{Alert, Delivery};
 use super::registry::ClientId;
 use super::visibility;
-use crate::render::{Frame, FrameLayout, ModeBadge, ViewModel, compose, diff_frames};
+use crate::render::{
+    Frame, FrameLayout, ModeBadge, ToastView, ViewModel, compose, diff_frames, draw_help, draw_toast,
+};
 use crate::session::{Effects, PaneKey};
 use crate::state::Shared;
 
 /// At most one paint per this long (about 120 per second).
 pub(super) const FRAME_INTERVAL: Duration = Duration::from_millis(8);
+/// How long a toast stays on screen.
+pub(super) const TOAST_DURATION: Duration = Duration::from_secs(4);
 
 /// What one client looks at: its terminal size and its own presentation state.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,6 +46,16 @@ pub(super) struct View {
     pub rows: u16,
     pub mode: ModeBadge,
     pub sidebar_collapsed: bool,
+    /// The keybinding help overlay is open.
+    pub help: bool,
+}
+
+/// A toast on this client's screen and when it goes away.
+#[derive(Debug, Clone)]
+struct Toast {
+    view: ToastView,
+    position: String,
+    until: Instant,
 }
 
 pub(super) async fn run(
@@ -51,6 +71,8 @@ pub(super) async fn run(
     let mut dirty = shared.screens.watch();
     let mut foreground = hub.foreground.subscribe();
     let mut stop = shared.shutdown_signal();
+    let mut alerts = shared.screens.subscribe_alerts();
+    let mut toast: Option<Toast> = None;
     let mut last: Option<Frame> = None;
     let mut last_paint: Option<Instant> = None;
     let mut needs_paint = true;
@@ -64,7 +86,8 @@ pub(super) async fn run(
             dirty.borrow_and_update();
             foreground.borrow_and_update();
             let current = *view.borrow_and_update();
-            let frame = paint_frame(&hub, id, current);
+            toast = toast.filter(|t| t.until > Instant::now());
+            let frame = paint_frame(&hub, id, current, toast.as_ref());
             if let Some(update) = diff_frames(last.as_ref(), &frame) {
                 let msg = match encoding {
                     Encoding::CellDiff => ServerToClient::Frame(update),
@@ -95,12 +118,63 @@ pub(super) async fn run(
             _ = events.changed() => needs_paint = true,
             _ = dirty.changed() => needs_paint = true,
             _ = foreground.changed() => needs_paint = true,
+            alert = alerts.recv() => match alert {
+                Ok(alert) if hub.registry().is_foreground(id) => {
+                    let (messages, shown) = deliver(alert);
+                    if let Some(shown) = shown {
+                        toast = Some(shown);
+                        needs_paint = true;
+                    }
+                    for msg in messages {
+                        if write_message(&mut writer, &msg).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+                // Another client's alert, or some were skipped under load: nothing to show.
+                _ => {}
+            },
+            () = expiry(toast.as_ref()) => needs_paint = true,
             () = stopped(&mut stop) => {
                 let bye = ServerToClient::Shutdown { reason: ShutdownReason::ServerStopping };
                 let _ = write_message(&mut writer, &bye).await;
                 return;
             }
         }
+    }
+}
+
+/// What the foreground client does with `alert`: messages to send (a desktop notification, a
+/// bell) and a toast to draw.
+fn deliver(alert: Alert) -> (Vec<ServerToClient>, Option<Toast>) {
+    let mut messages = Vec::new();
+    let mut toast = None;
+    let (title, body) = (alert.title, alert.body);
+    match alert.delivery {
+        Some(Delivery::Herdr) => {
+            let until = Instant::now() + TOAST_DURATION;
+            toast = Some(Toast { view: ToastView { title, body }, position: alert.position, until });
+        }
+        Some(Delivery::Terminal) => {
+            messages.push(ServerToClient::Notify { title, body, via: NotifyVia::Terminal });
+        }
+        Some(Delivery::System) => {
+            messages.push(ServerToClient::Notify { title, body, via: NotifyVia::System });
+        }
+        None => {}
+    }
+    if alert.sound {
+        messages.push(ServerToClient::Bell);
+    }
+    (messages, toast)
+}
+
+/// Resolves when the toast on screen should go (never while there is none).
+async fn expiry(toast: Option<&Toast>) {
+    match toast {
+        Some(toast) => tokio::time::sleep_until(toast.until).await,
+        None => std::future::pending().await,
     }
 }
 
@@ -111,7 +185,22 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
 
 /// Composes the client's frame; for the foreground client, first makes the session's area and
 /// content inset match it. Then syncs which panes' workers send damage.
-fn paint_frame(hub: &Hub, id: ClientId, view: View) -> Frame {
+fn paint_frame(hub: &Hub, id: ClientId, view: View, toast: Option<&Toast>) -> Frame {
+    let mut frame = paint_panes(hub, id, view);
+    let config = hub.config();
+    let colors = &config.theme().colors;
+    let screen = frame.buffer.area;
+    if let Some(toast) = toast {
+        draw_toast(&mut frame.buffer, screen, &toast.view, &toast.position, colors);
+    }
+    if view.help {
+        draw_help(&mut frame.buffer, screen, &help::entries(config.bindings()), colors);
+        frame.cursor = None;
+    }
+    frame
+}
+
+fn paint_panes(hub: &Hub, id: ClientId, view: View) -> Frame {
     let shared = &hub.shared;
     let (snapshot, panes) = capture(shared);
     let frame = compose_view(hub, view, &snapshot, &panes);
@@ -162,13 +251,14 @@ pub(super) fn capture(shared: &Shared) -> (SessionSnapshot, Vec<(PaneKey, String
 }
 
 fn compose_view(hub: &Hub, view: View, snapshot: &SessionSnapshot, panes: &[(PaneKey, String)]) -> Frame {
-    let options = hub.config.ui.render_options(view.sidebar_collapsed);
+    let config = hub.config();
+    let options = config.ui.render_options(view.sidebar_collapsed);
     hub.shared.screens.with_grids(|grids| {
         let grid = |pane_id: &str| {
             let key = panes.iter().find(|(_, id)| id == pane_id).map(|(key, _)| key)?;
             grids.get(key)
         };
         let model = ViewModel::from_snapshot_with(snapshot, grid, view.mode);
-        compose(&model, &options, hub.config.theme(), view.cols, view.rows)
+        compose(&model, &options, config.theme(), view.cols, view.rows)
     })
 }

@@ -20,6 +20,7 @@ mod compose;
 mod diff;
 mod grid;
 mod mobile;
+mod overlay;
 mod panes;
 mod sidebar;
 mod status;
@@ -35,6 +36,7 @@ mod tests_diff;
 pub use chrome::{FrameLayout, SidebarMode};
 pub use compose::{Frame, compose};
 pub use diff::{diff_frames, encode_ansi};
+pub use overlay::{ToastView, draw_help, draw_toast};
 pub use herdr_protocol::grid::{
     CellAttrs, CellUpdate, CursorPlacement, CursorShape, FrameUpdate, GridCell, GridColor, PaneGrid,
     WireColor,

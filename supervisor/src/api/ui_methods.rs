@@ -1,0 +1,151 @@
+//! Methods about what attached clients show: `notification.show` (a toast, or the configured
+//! desktop notification, in the foreground client) and `server.reload_config` (re-read
+//! `config.toml` and apply it to every client). The work itself is in [`crate::clients`].
+
+use herdr_protocol::api::{ApiError, ApiResult, NotificationShowReason};
+use serde::Deserialize;
+
+use super::envelope::{Failure, Request, params};
+use crate::clients::notify::{self, Alert, Delivery};
+use crate::clients::reload_config;
+use crate::state::Shared;
+
+/// Upstream's limits on notification text.
+const MAX_TITLE: usize = 80;
+const MAX_BODY: usize = 240;
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum Position {
+    TopLeft,
+    TopRight,
+    BottomLeft,
+    BottomRight,
+}
+
+impl Position {
+    fn name(&self) -> &'static str {
+        match self {
+            Position::TopLeft => "top-left",
+            Position::TopRight => "top-right",
+            Position::BottomLeft => "bottom-left",
+            Position::BottomRight => "bottom-right",
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Sound {
+    #[default]
+    None,
+    Done,
+    Request,
+}
+
+#[derive(Debug, Deserialize)]
+struct ShowParams {
+    title: String,
+    #[serde(default)]
+    body: Option<String>,
+    #[serde(default)]
+    position: Option<Position>,
+    #[serde(default)]
+    sound: Option<Sound>,
+}
+
+/// `notification.show {title, body?, position?, sound?}` → `notification_show`.
+pub fn notification_show(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+    let p: ShowParams = params(req)?;
+    let title = notify::sanitize(&p.title, MAX_TITLE);
+    if title.is_empty() {
+        return Err(ApiError::new("invalid_params", "title must not be empty").into());
+    }
+    let body = p.body.map(|b| notify::sanitize(&b, MAX_BODY)).filter(|b| !b.is_empty());
+    let config = shared.screens.config();
+    let answer = |shown, reason| Ok(ApiResult::NotificationShow { shown, reason });
+    let Some(delivery) = Delivery::from_config(&config) else {
+        return answer(false, NotificationShowReason::Disabled);
+    };
+    if !shared.screens.has_clients() {
+        return answer(false, NotificationShowReason::NoForegroundClient);
+    }
+    let position = match &p.position {
+        Some(position) => position.name().to_owned(),
+        None => config.ui.toast.herdr_position.to_owned(),
+    };
+    let sound = !matches!(p.sound.unwrap_or_default(), Sound::None) && config.ui.sound.enabled;
+    let shown = shared.screens.alert(Alert { title, body, delivery: Some(delivery), position, sound });
+    if shown {
+        answer(true, NotificationShowReason::Shown)
+    } else {
+        // The last client left between the check and the send.
+        answer(false, NotificationShowReason::NoForegroundClient)
+    }
+}
+
+/// `server.reload_config {}` → `config_reload {status, diagnostics}`.
+pub fn reload(shared: &Shared) -> ApiResult {
+    let outcome = reload_config(shared);
+    ApiResult::ConfigReload { status: outcome.status, diagnostics: outcome.diagnostics }
+}
+
+#[cfg(test)]
+mod tests {
+    use herdr_protocol::api::ConfigReloadStatus;
+    use herdr_protocol::schema_check::{SchemaKind, validate};
+    use serde_json::json;
+
+    use super::*;
+
+    fn check(result: &ApiResult) {
+        let envelope = json!({ "id": "t", "result": result });
+        if let Err(errors) = validate(SchemaKind::SuccessResponse, &envelope) {
+            panic!("{envelope} does not validate: {errors:?}");
+        }
+    }
+
+    #[test]
+    fn every_notification_and_reload_result_validates() {
+        for reason in [
+            NotificationShowReason::Shown,
+            NotificationShowReason::Disabled,
+            NotificationShowReason::RateLimited,
+            NotificationShowReason::NoForegroundClient,
+            NotificationShowReason::Busy,
+        ] {
+            check(&ApiResult::NotificationShow { shown: reason == NotificationShowReason::Shown, reason });
+        }
+        for status in [ConfigReloadStatus::Applied, ConfigReloadStatus::Partial, ConfigReloadStatus::Failed] {
+            check(&ApiResult::ConfigReload {
+                status,
+                diagnostics: vec!["config.toml: ui.x: unknown key".into()],
+            });
+        }
+    }
+
+    #[test]
+    fn the_wire_names_are_upstreams() {
+        let result =
+            ApiResult::NotificationShow { shown: false, reason: NotificationShowReason::NoForegroundClient };
+        assert_eq!(
+            serde_json::to_value(&result).expect("json"),
+            json!({"type": "notification_show", "shown": false, "reason": "no_foreground_client"})
+        );
+        let result = ApiResult::ConfigReload { status: ConfigReloadStatus::Partial, diagnostics: vec![] };
+        assert_eq!(
+            serde_json::to_value(&result).expect("json"),
+            json!({"type": "config_reload", "status": "partial", "diagnostics": []})
+        );
+    }
+
+    #[test]
+    fn show_params_follow_the_schema() {
+        let p: ShowParams =
+            serde_json::from_value(json!({"title": "t", "position": "top-left", "sound": "done"}))
+                .expect("parse");
+        assert_eq!(p.position.map(|p| p.name()), Some("top-left"));
+        assert!(matches!(p.sound, Some(Sound::Done)));
+        assert!(serde_json::from_value::<ShowParams>(json!({"title": "t", "position": "middle"})).is_err());
+    }
+}

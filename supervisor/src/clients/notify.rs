@@ -1,0 +1,231 @@
+//! Agent notifications: which agent status changes deserve one ([`decide`], pure), the
+//! [`Alert`] the foreground client's paint task delivers (a toast in its frame, OSC 9 or the
+//! desktop notifier through the client, a bell), and the watcher task that turns
+//! `pane_agent_status_changed` events on the hub into alerts after `ui.toast.delay_seconds`.
+//!
+//! Upstream's rule (internals §7.4): an agent becoming blocked "needs attention", an agent
+//! completing "finished"; neither is announced for a pane the user is looking at (its tab is the
+//! active one while a client's terminal has focus). `delay_seconds` delivers only if the pane is
+//! still in that state when it elapses.
+//!
+//! Not here: drawing the toast ([`crate::render::draw_toast`]), playing mp3 sounds (the client
+//! rings the terminal bell instead).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use herdr_protocol::api::{AgentStatus, Event, SessionSnapshot};
+use tokio::sync::broadcast;
+
+use crate::config::Config;
+use crate::state::Shared;
+
+/// What kind of agent change an alert announces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AlertKind {
+    /// The agent became blocked (upstream's `request` sound).
+    NeedsAttention,
+    /// The agent finished its work (upstream's `done` sound).
+    Finished,
+}
+
+/// How a notification reaches the user (`ui.toast.delivery`, without `off`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Delivery {
+    /// A toast drawn in the frame.
+    Herdr,
+    /// OSC 9 to the client's terminal.
+    Terminal,
+    /// The desktop notifier on the client's machine.
+    System,
+}
+
+impl Delivery {
+    /// The configured delivery; `None` when notifications are off.
+    pub(crate) fn from_config(config: &Config) -> Option<Delivery> {
+        match config.ui.toast.delivery {
+            "herdr" => Some(Delivery::Herdr),
+            "terminal" => Some(Delivery::Terminal),
+            "system" => Some(Delivery::System),
+            _ => None,
+        }
+    }
+}
+
+/// One notification for the foreground client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Alert {
+    pub title: String,
+    pub body: Option<String>,
+    /// `None`: nothing but the sound.
+    pub delivery: Option<Delivery>,
+    /// Toast corner (`bottom-right`, ...).
+    pub position: String,
+    /// Ring the bell with it.
+    pub sound: bool,
+}
+
+/// Whether a pane whose status went from `previous` to `now` is announced. `shown`: the pane is
+/// in the active tab and a client's terminal has focus, so the user sees it already.
+pub(crate) fn decide(previous: AgentStatus, now: AgentStatus, shown: bool) -> Option<AlertKind> {
+    if shown || previous == now {
+        return None;
+    }
+    match (previous, now) {
+        (_, AgentStatus::Blocked) => Some(AlertKind::NeedsAttention),
+        // The session turns an unseen completion into `done`; a completion to plain idle (only
+        // possible while shown, or racing a focus change) counts too, a first idle does not.
+        (_, AgentStatus::Done) | (AgentStatus::Working | AgentStatus::Blocked, AgentStatus::Idle) => {
+            Some(AlertKind::Finished)
+        }
+        _ => None,
+    }
+}
+
+/// Whether the pane is in the focused tab of `snapshot`.
+fn in_active_tab(snapshot: &SessionSnapshot, pane_id: &str) -> bool {
+    snapshot.layouts.iter().any(|l| {
+        Some(&l.tab_id) == snapshot.focused_tab_id.as_ref() && l.panes.iter().any(|p| p.pane_id == pane_id)
+    })
+}
+
+/// The alert for `kind` about `pane_id`, worded from the snapshot's labels and the config.
+pub(crate) fn agent_alert(
+    config: &Config,
+    snapshot: &SessionSnapshot,
+    pane_id: &str,
+    kind: AlertKind,
+) -> Alert {
+    let pane = snapshot.panes.iter().find(|p| p.pane_id == pane_id);
+    let agent = pane.and_then(|p| p.display_agent.clone().or_else(|| p.agent.clone()));
+    let agent = agent.unwrap_or_else(|| "agent".to_owned());
+    let title = match kind {
+        AlertKind::NeedsAttention => format!("{agent} needs attention"),
+        AlertKind::Finished => format!("{agent} finished"),
+    };
+    let workspace = pane
+        .and_then(|p| snapshot.workspaces.iter().find(|w| w.workspace_id == p.workspace_id))
+        .map(|w| w.label.clone());
+    let tab = pane.and_then(|p| snapshot.tabs.iter().find(|t| t.tab_id == p.tab_id)).map(|t| t.label.clone());
+    let body = match (workspace, tab) {
+        (Some(w), Some(t)) => Some(format!("{w} · {t}")),
+        (w, t) => w.or(t),
+    };
+    let sound = &config.ui.sound;
+    let agent_sound = sound.agents.get(&agent).copied().unwrap_or("default");
+    Alert {
+        title,
+        body,
+        delivery: Delivery::from_config(config),
+        position: config.ui.toast.herdr_position.to_owned(),
+        sound: sound.enabled && agent_sound != "off",
+    }
+}
+
+/// Turns agent status changes on the event hub into alerts on `alerts` until shutdown.
+pub(super) async fn watch_agents(shared: Arc<Shared>, alerts: broadcast::Sender<Alert>) {
+    let mut cursor = shared.hub.cursor();
+    let mut last: HashMap<String, AgentStatus> =
+        shared.session().snapshot().panes.into_iter().map(|p| (p.pane_id, p.agent_status)).collect();
+    let mut events = shared.hub.watch();
+    let mut stop = shared.shutdown_signal();
+    loop {
+        tokio::select! {
+            changed = events.changed() => if changed.is_err() { return },
+            _ = stop.wait_for(|stopping| *stopping) => return,
+        }
+        let batch = shared.hub.since(cursor);
+        for (seq, event) in batch.events {
+            cursor = seq;
+            let Event::PaneAgentStatusChanged { pane_id, agent_status, .. } = &*event else { continue };
+            let previous = last.insert(pane_id.clone(), *agent_status).unwrap_or_default();
+            let snapshot = shared.session().snapshot();
+            let shown = alerts.receiver_count() > 0
+                && shared.screens.terminal_focused()
+                && in_active_tab(&snapshot, pane_id);
+            let Some(kind) = decide(previous, *agent_status, shown) else { continue };
+            let config = shared.screens.config();
+            let delay = Duration::from_secs(u64::from(config.ui.toast.delay_seconds));
+            let (shared, alerts, pane_id, status) =
+                (shared.clone(), alerts.clone(), pane_id.clone(), *agent_status);
+            tokio::spawn(async move {
+                tokio::time::sleep(delay).await;
+                let snapshot = shared.session().snapshot();
+                let still = snapshot.panes.iter().any(|p| p.pane_id == pane_id && p.agent_status == status);
+                if still {
+                    let _ = alerts.send(agent_alert(&shared.screens.config(), &snapshot, &pane_id, kind));
+                }
+            });
+        }
+    }
+}
+
+/// Upstream's sanitising of `notification.show` text: control characters and runs of whitespace
+/// become one space, trimmed, at most `max` characters.
+pub(crate) fn sanitize(text: &str, max: usize) -> String {
+    let spaced: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let collapsed = spaced.split_whitespace().collect::<Vec<_>>().join(" ");
+    collapsed.chars().take(max).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use AgentStatus::{Blocked, Done, Idle, Unknown, Working};
+
+    #[test]
+    fn blocking_and_finishing_in_the_background_notify() {
+        assert_eq!(decide(Working, Blocked, false), Some(AlertKind::NeedsAttention));
+        assert_eq!(decide(Idle, Blocked, false), Some(AlertKind::NeedsAttention));
+        assert_eq!(decide(Working, Done, false), Some(AlertKind::Finished));
+        assert_eq!(decide(Blocked, Done, false), Some(AlertKind::Finished));
+        assert_eq!(decide(Working, Idle, false), Some(AlertKind::Finished));
+        assert_eq!(decide(Blocked, Idle, false), Some(AlertKind::Finished));
+    }
+
+    #[test]
+    fn a_pane_the_user_looks_at_never_notifies() {
+        for (from, to) in [(Working, Blocked), (Working, Done), (Working, Idle)] {
+            assert_eq!(decide(from, to, true), None, "{from:?} -> {to:?}");
+        }
+    }
+
+    #[test]
+    fn starting_work_first_detection_and_repeats_do_not_notify() {
+        assert_eq!(decide(Idle, Working, false), None);
+        assert_eq!(decide(Unknown, Idle, false), None);
+        assert_eq!(decide(Unknown, Working, false), None);
+        assert_eq!(decide(Done, Idle, false), None);
+        assert_eq!(decide(Blocked, Blocked, false), None);
+        assert_eq!(decide(Done, Done, false), None);
+        assert_eq!(decide(Working, Unknown, false), None);
+    }
+
+    #[test]
+    fn alerts_follow_the_config() {
+        let (config, _) = crate::config::parse(
+            "[ui.toast]\ndelivery = \"terminal\"\n[ui.toast.herdr]\nposition = \"top-left\"\n\
+             [ui.sound.agents]\nclaude = \"off\"\n",
+            "config.toml",
+        );
+        let alert = agent_alert(
+            &config,
+            &crate::session::Session::new(120, 40).snapshot(),
+            "w1:p1",
+            AlertKind::Finished,
+        );
+        assert_eq!(alert.title, "agent finished");
+        assert_eq!(alert.delivery, Some(Delivery::Terminal));
+        assert_eq!(alert.position, "top-left");
+        assert!(alert.sound);
+        assert_eq!(Delivery::from_config(&Config::default()), None, "off by default");
+    }
+
+    #[test]
+    fn notification_text_is_sanitized() {
+        assert_eq!(sanitize("  a\n\tb\x07  c  ", 80), "a b c");
+        assert_eq!(sanitize(&"x".repeat(100), 80).len(), 80);
+        assert_eq!(sanitize(" \n ", 80), "");
+    }
+}
