@@ -269,3 +269,129 @@ fn mouse_capture_follows_the_config() {
     let mut client = TestClient::attach(&server, 100, 30);
     assert_eq!(client.recv(PATIENCE), Some(ServerToClient::MouseCapture { enabled: false }));
 }
+
+/// A server whose `config.toml` is `config`, started.
+fn server_with_config(config: &str) -> TestServer {
+    let mut server = TestServer::prepare();
+    let config_dir = server.root().join("config").join("herdr");
+    std::fs::create_dir_all(&config_dir).expect("create the config dir");
+    std::fs::write(config_dir.join("config.toml"), config).expect("write config.toml");
+    server.start_server();
+    server
+}
+
+fn write_config(server: &TestServer, config: &str) {
+    std::fs::write(server.root().join("config").join("herdr").join("config.toml"), config)
+        .expect("rewrite config.toml");
+}
+
+#[test]
+fn notification_show_puts_a_toast_in_the_foreground_client() {
+    let server = server_with_config("[ui.toast]\ndelivery = \"herdr\"\n");
+    let alone = server.call("notification.show", json!({ "title": "nobody here" }));
+    assert_eq!(alone, json!({"type": "notification_show", "shown": false, "reason": "no_foreground_client"}));
+    let (code, _) = server.call_error("notification.show", json!({ "title": " \n\t " }));
+    assert_eq!(code, "invalid_params");
+
+    let mut client = TestClient::attach(&server, 120, 40);
+    client.wait_screen("the sidebar", |text| text.contains("spaces"));
+    let shown = server.call(
+        "notification.show",
+        json!({ "title": "build\nfinished", "body": "all green", "position": "top-left" }),
+    );
+    assert_eq!(shown, json!({"type": "notification_show", "shown": true, "reason": "shown"}));
+    client.wait_screen("the toast", |text| text.contains("build finished") && text.contains("all green"));
+    let toast_row = client.text().lines().position(|l| l.contains("build finished")).expect("a toast row");
+    assert!(toast_row <= 3, "top-left means near the top:\n{}", client.text());
+
+    // The CLI goes the same way.
+    let out = server.cli(&["notification", "show", "from the cli", "--body", "scripted"]);
+    assert!(out.status.success(), "{out:?}");
+    client.wait_screen("the CLI's toast", |text| text.contains("from the cli") && text.contains("scripted"));
+}
+
+#[test]
+fn a_background_agent_that_finishes_or_blocks_shows_a_toast() {
+    let server = server_with_config("[ui.toast]\ndelivery = \"herdr\"\ndelay_seconds = 0\n");
+    let mut client = TestClient::attach(&server, 120, 40);
+    client.wait_screen("the sidebar", |text| text.contains("spaces"));
+    // A second tab that is not focused: its pane is in the background.
+    let created = server.call("tab.create", json!({ "focus": false, "label": "bg" }));
+    let pane = created["root_pane"]["pane_id"].as_str().expect("the new tab's pane").to_owned();
+    let report = |state: &str| {
+        server.call(
+            "pane.report_agent",
+            json!({ "pane_id": pane, "source": "e2e", "agent": "claude", "state": state }),
+        )
+    };
+    report("working");
+    report("idle");
+    client.wait_screen("the finished toast", |text| text.contains("claude finished"));
+    report("working");
+    report("blocked");
+    client.wait_screen("the needs-attention toast", |text| text.contains("claude needs attention"));
+}
+
+/// The background colour at `(x, y)` in a frame update, if the update paints that cell.
+fn bg_at(msg: &ServerToClient, x: u16, y: u16) -> Option<herdr_protocol::grid::WireColor> {
+    let ServerToClient::Frame(update) = msg else { return None };
+    update.cells.iter().find(|c| (c.x, c.y) == (x, y)).map(|c| c.bg)
+}
+
+#[test]
+fn reload_config_applies_a_theme_and_reports_problems() {
+    let server = server_with_config("[theme]\nname = \"catppuccin\"\n");
+    // Notifications are off by default.
+    let off = server.call("notification.show", json!({ "title": "t" }));
+    assert_eq!(off, json!({"type": "notification_show", "shown": false, "reason": "disabled"}));
+
+    let mut client = TestClient::attach(&server, 120, 40);
+    // A sidebar cell below the panels' headers: painted with the theme's sidebar background.
+    let (x, y) = (1, 30);
+    let mut before = None;
+    let deadline = Instant::now() + PATIENCE;
+    while before.is_none() && Instant::now() < deadline {
+        before = client.recv(PATIENCE).and_then(|msg| bg_at(&msg, x, y));
+    }
+    let before = before.expect("the first frame paints the sidebar");
+
+    write_config(&server, "[theme]\nname = \"gruvbox\"\n");
+    let out = server.cli(&["server", "reload-config"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(out.stdout.contains("\"applied\""), "{}", out.stdout);
+    let deadline = Instant::now() + PATIENCE;
+    let after = loop {
+        let left = deadline.checked_duration_since(Instant::now()).expect("a repaint with the new theme");
+        if let Some(bg) = client.recv(left).and_then(|msg| bg_at(&msg, x, y)) {
+            break bg;
+        }
+    };
+    assert_ne!(after, before, "the sidebar background follows the new theme");
+
+    // A bad setting is applied partially; a file that is not TOML fails and changes nothing.
+    write_config(&server, "[ui]\nmouse_capture = \"yes\"\n");
+    let partial = server.call("server.reload_config", json!({}));
+    assert_eq!(partial["status"], "partial", "{partial}");
+    assert!(partial["diagnostics"][0].as_str().is_some_and(|d| d.contains("ui.mouse_capture")), "{partial}");
+    write_config(&server, "[ui\n");
+    let failed = server.call("server.reload_config", json!({}));
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["diagnostics"].as_array().map(Vec::len), Some(1), "{failed}");
+    server.assert_alive();
+}
+
+#[test]
+fn the_help_overlay_opens_on_prefix_question_mark_and_any_key_closes_it() {
+    let server = TestServer::start();
+    let mut client = TestClient::attach(&server, 120, 40);
+    client.wait_screen("the sidebar", |text| text.contains("spaces"));
+    client.type_bytes(b"\x02?");
+    client.wait_screen("the help", |text| {
+        text.contains("Keybindings") && text.contains("ctrl+b v") && text.contains("split side by side")
+    });
+    let panes = pane_ids(&server).len();
+    // The closing key is swallowed: `v` neither splits nor reaches the shell as a split.
+    client.type_bytes(b"v");
+    client.wait_screen("the help closed", |text| !text.contains("Keybindings"));
+    assert_eq!(pane_ids(&server).len(), panes);
+}
