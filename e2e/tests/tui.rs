@@ -227,3 +227,95 @@ fn pane_contents_reach_the_terminal_in_colour_and_full_screen_programs_redraw_on
     tmux.keys(&["echo back-$((2+3))", "Enter"]);
     tmux.wait_screen("the shell again after less", |s| s.contains("back-5") && !s.contains("line-40"));
 }
+
+/// An SGR mouse report as a terminal sends it, for a 0-based cell (`button` 0 left, 64 wheel
+/// up, 65 wheel down); `press` false is the release.
+fn sgr_mouse(button: u8, x: u16, y: u16, press: bool) -> String {
+    format!("\x1b[<{button};{};{}{}", x + 1, y + 1, if press { 'M' } else { 'm' })
+}
+
+/// Whether some pane row of `screen` shows exactly `text` (between box borders).
+fn shows_line(screen: &str, text: &str) -> bool {
+    screen.lines().any(|row| row.split(['│', '┃']).any(|cell| cell.trim() == text))
+}
+
+/// The smallest `hist-N` a screen shows.
+fn first_hist(screen: &str) -> Option<u32> {
+    screen
+        .lines()
+        .flat_map(|row| row.split(['│', '┃']))
+        .filter_map(|cell| cell.trim().strip_prefix("hist-")?.parse().ok())
+        .min()
+}
+
+fn focused_pane(server: &TestServer) -> Option<String> {
+    let panes = server.call("pane.list", json!({}));
+    let panes = panes["panes"].as_array()?;
+    panes.iter().find(|p| p["focused"] == true).and_then(|p| p["pane_id"].as_str().map(str::to_owned))
+}
+
+#[test]
+fn mouse_clicks_focus_panes_drag_resizes_splits_and_the_wheel_scrolls() {
+    let server = TestServer::prepare();
+    let tmux = Tmux::start(&server);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+    tmux.keys(&["herdr", "Enter"]);
+    tmux.wait_screen("the sidebar and one pane", |s| s.contains("spaces") && boxes_on_top_row(s) == 1);
+    let first = pane_ids(&server).pop().expect("the first pane");
+    tmux.keys(&["C-b", "v"]);
+    tmux.wait_screen("two pane boxes", |s| boxes_on_top_row(s) == 2);
+    let second = focused_pane(&server).expect("a focused pane");
+    assert_ne!(first, second, "the new pane has focus");
+
+    // 120 columns: the sidebar takes 26, each pane box 47 (the left one is x 26..=72).
+    let click = |x: u16, y: u16| {
+        tmux.keys(&["-l", &sgr_mouse(0, x, y, true)]);
+        tmux.keys(&["-l", &sgr_mouse(0, x, y, false)]);
+    };
+    click(35, 10);
+    wait_until("the clicked pane to have focus", PATIENCE, || match focused_pane(&server) {
+        Some(p) if p == first => Ok(()),
+        other => Err(format!("focused: {other:?}")),
+    });
+
+    // Dragging the border between them (the left box's right edge, x = 72) to x = 82.
+    tmux.keys(&["-l", &sgr_mouse(0, 72, 10, true)]);
+    tmux.keys(&["-l", &sgr_mouse(32, 78, 10, true)]);
+    tmux.keys(&["-l", &sgr_mouse(32, 82, 10, true)]);
+    tmux.keys(&["-l", &sgr_mouse(0, 82, 10, false)]);
+    wait_until("the split ratio to follow the drag", PATIENCE, || {
+        let layout = server.call("pane.layout", json!({ "pane_id": first }));
+        let ratio = layout["layout"]["splits"][0]["ratio"].as_f64().unwrap_or_default();
+        if (ratio - 57.0 / 94.0).abs() < 0.01 { Ok(()) } else { Err(format!("ratio {ratio}: {layout}")) }
+    });
+    tmux.wait_screen("the left box to end at x = 82", |s| {
+        s.lines().nth(1).is_some_and(|row| row.chars().nth(82) == Some('┓'))
+    });
+
+    // The wheel scrolls the focused shell's history back, and typing returns to the bottom.
+    tmux.keys(&["clear; seq -f 'hist-%g' 1 200", "Enter"]);
+    let screen = tmux.wait_screen("the history's end", |s| shows_line(s, "hist-200"));
+    let top = first_hist(&screen).expect("some history on screen");
+    for _ in 0..5 {
+        tmux.keys(&["-l", &sgr_mouse(64, 35, 10, true)]);
+    }
+    tmux.wait_screen("older lines after wheeling up", |s| {
+        first_hist(s) == Some(top - 15) && !shows_line(s, "hist-200")
+    });
+    tmux.keys(&["-l", &sgr_mouse(65, 35, 10, true)]);
+    tmux.wait_screen("three lines further down", |s| first_hist(s) == Some(top - 12));
+    tmux.keys(&["echo bottom-$((1+1))", "Enter"]);
+    tmux.wait_screen("the live screen again after typing", |s| {
+        s.lines().any(|row| row.contains("bottom-2") && !row.contains("$(("))
+    });
+
+    // A pager on the alternate screen scrolls by arrow keys.
+    tmux.keys(&["clear; seq -f 'line-%g' 1 500 | less", "Enter"]);
+    tmux.wait_screen("less showing a page", |s| shows_line(s, "line-1") && shows_line(s, "line-36"));
+    tmux.keys(&["-l", &sgr_mouse(65, 35, 10, true)]);
+    tmux.keys(&["-l", &sgr_mouse(65, 35, 10, true)]);
+    tmux.wait_screen("less six lines down", |s| {
+        shows_line(s, "line-7") && shows_line(s, "line-42") && !shows_line(s, "line-6")
+    });
+    tmux.keys(&["q"]);
+}

@@ -24,6 +24,8 @@ use crate::keymap::{Action, InputDecoder, InputEvent, Keymap, Mode, Outcome};
 use crate::render::ModeBadge;
 use crate::socket::peer_is_same_user;
 
+mod mouse;
+
 /// The client's `Hello` must arrive within this long.
 pub(super) const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 /// A client that does not take a frame within this long is dropped.
@@ -75,6 +77,7 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
         rows,
         mode: ModeBadge::Terminal,
         sidebar_collapsed: collapsed,
+        sidebar_width: None,
         help: false,
     });
     let (control, control_rx) = mpsc::unbounded_channel();
@@ -85,6 +88,7 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
         view,
         keymap: Keymap::new(hub.config().bindings().clone()),
         decoder: InputDecoder::new(),
+        drag: None,
         control,
         config: hub.shared.screens.watch_config(),
     };
@@ -149,6 +153,8 @@ struct Connection {
     control: mpsc::UnboundedSender<ServerToClient>,
     /// The config in force: a reload swaps the keymap's bindings and mouse capture.
     config: watch::Receiver<Arc<crate::config::Config>>,
+    /// What the held mouse button is dragging.
+    drag: Option<mouse::Drag>,
 }
 
 impl Connection {
@@ -246,7 +252,12 @@ impl Connection {
                 InputEvent::Unknown(bytes) if terminal => self.forward(&bytes),
                 InputEvent::FocusIn => set_client_focus(&self.hub, true),
                 InputEvent::FocusOut => set_client_focus(&self.hub, false),
-                // Mouse and input outside terminal mode: not built yet.
+                // With mouse capture off the client never turns reporting on; a stray report is
+                // dropped rather than acted on.
+                InputEvent::Mouse(event) if terminal && self.hub.config().ui.mouse_capture => {
+                    self.mouse(event).await;
+                }
+                // Input outside terminal mode: not built yet.
                 _ => {}
             }
         }

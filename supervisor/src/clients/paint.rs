@@ -29,7 +29,8 @@ use super::notify::{Alert, Delivery};
 use super::registry::ClientId;
 use super::visibility;
 use crate::render::{
-    Frame, FrameLayout, ModeBadge, ToastView, ViewModel, compose, diff_frames, draw_help, draw_toast,
+    Frame, FrameLayout, ModeBadge, RenderOptions, ToastView, ViewModel, compose, diff_frames, draw_help,
+    draw_toast,
 };
 use crate::session::{Effects, PaneKey};
 use crate::state::Shared;
@@ -48,6 +49,8 @@ pub(super) struct View {
     pub sidebar_collapsed: bool,
     /// The keybinding help overlay is open.
     pub help: bool,
+    /// The expanded sidebar's width after the user dragged its edge (None: the configured one).
+    pub sidebar_width: Option<u16>,
 }
 
 /// A toast on this client's screen and when it goes away.
@@ -250,9 +253,18 @@ pub(super) fn capture(shared: &Shared) -> (SessionSnapshot, Vec<(PaneKey, String
     (session.snapshot(), panes)
 }
 
+/// The configured presentation with this client's own sidebar state.
+pub(super) fn render_options(hub: &Hub, view: &View) -> RenderOptions {
+    let mut options = hub.config().ui.render_options(view.sidebar_collapsed);
+    if let Some(width) = view.sidebar_width {
+        options.sidebar_width = width;
+    }
+    options
+}
+
 fn compose_view(hub: &Hub, view: View, snapshot: &SessionSnapshot, panes: &[(PaneKey, String)]) -> Frame {
     let config = hub.config();
-    let options = config.ui.render_options(view.sidebar_collapsed);
+    let options = render_options(hub, &view);
     hub.shared.screens.with_grids(|grids| {
         let grid = |pane_id: &str| {
             let key = panes.iter().find(|(_, id)| id == pane_id).map(|(key, _)| key)?;

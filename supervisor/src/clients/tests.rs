@@ -168,8 +168,15 @@ fn damage_builds_the_mirrored_grid() {
     let key = PaneKey(7);
     let cell = |t: &str| GridCell { text: t.into(), fg: GridColor::Indexed(2), ..GridCell::default() };
     let cursor = CursorPlacement { x: 1, y: 1, visible: true, ..CursorPlacement::default() };
-    let damage =
-        |full, lines, cols| GridDamage { cols, rows: 2, full, lines, cursor, modes: PaneModes::default(), scroll: Default::default() };
+    let damage = |full, lines, cols| GridDamage {
+        cols,
+        rows: 2,
+        full,
+        lines,
+        cursor,
+        modes: PaneModes::default(),
+        scroll: Default::default(),
+    };
     // Rows before any full frame are dropped: there is nothing to apply them to.
     screens.apply_damage(key, damage(false, vec![(0, vec![cell("x")])], 3));
     assert!(screens.with_grids(|g| g.is_empty()));

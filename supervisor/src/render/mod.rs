@@ -19,6 +19,7 @@ mod chrome;
 mod compose;
 mod diff;
 mod grid;
+mod hit;
 mod mobile;
 mod overlay;
 mod panes;
@@ -32,10 +33,13 @@ mod view;
 mod tests;
 #[cfg(test)]
 mod tests_diff;
+#[cfg(test)]
+mod tests_hit;
 
 pub use chrome::{FrameLayout, SidebarMode};
 pub use compose::{Frame, compose};
 pub use diff::{diff_frames, encode_ansi};
+pub use hit::{Hit, hit_test, split_path, split_ratio_at};
 pub use overlay::{ToastView, draw_help, draw_toast};
 pub use herdr_protocol::grid::{
     CellAttrs, CellUpdate, CursorPlacement, CursorShape, FrameUpdate, GridCell, GridColor, PaneGrid,

@@ -36,14 +36,62 @@ pub(crate) fn draw(
         draw_compact(buf, inner, view, options, colors);
         return;
     }
-    let split = ((f32::from(inner.height) * options.sidebar_section_split.clamp(0.0, 1.0)).round() as u16)
-        .clamp(inner.height.min(1), inner.height);
-    let spaces = Rect::new(inner.x, inner.y, inner.width, split);
-    let agents = Rect::new(inner.x, inner.y + split, inner.width, inner.height - split);
+    let (spaces, agents) = panels(inner, options);
     let rows: Vec<Item> = view.workspaces.iter().map(|w| workspace_item(w, options, colors)).collect();
     draw_panel(buf, spaces, "spaces", &rows, colors);
     let rows: Vec<Item> = view.agents.iter().map(|a| agent_item(a, options, colors)).collect();
     draw_panel(buf, agents, "agents", &rows, colors);
+}
+
+/// The spaces and agents panels of the sidebar's inside (without its divider).
+fn panels(inner: Rect, options: &RenderOptions) -> (Rect, Rect) {
+    let split = ((f32::from(inner.height) * options.sidebar_section_split.clamp(0.0, 1.0)).round() as u16)
+        .clamp(inner.height.min(1), inner.height);
+    let spaces = Rect::new(inner.x, inner.y, inner.width, split);
+    let agents = Rect::new(inner.x, inner.y + split, inner.width, inner.height - split);
+    (spaces, agents)
+}
+
+/// What a sidebar row shows, for mouse hit-testing: an index into the view's workspaces or agents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SidebarRow {
+    Workspace(usize),
+    Agent(usize),
+}
+
+/// The item drawn on row `y` of the sidebar `area` (as [`draw`] lays them out), if any.
+pub(crate) fn row_at(
+    area: Rect,
+    view: &ViewModel<'_>,
+    options: &RenderOptions,
+    colors: &ThemeColors,
+    y: u16,
+) -> Option<SidebarRow> {
+    if area.width == 0 || area.height == 0 {
+        return None;
+    }
+    let inner = Rect::new(area.x, area.y, area.width - 1, area.height);
+    if options.sidebar_mode == SidebarMode::Compact {
+        let index = usize::from(y.checked_sub(inner.y)?);
+        return (index < view.workspaces.len() && y < inner.bottom()).then_some(SidebarRow::Workspace(index));
+    }
+    let (spaces, agents) = panels(inner, options);
+    let find = |panel: Rect, heights: Vec<usize>| -> Option<usize> {
+        let mut top = usize::from(panel.y) + 1;
+        for (index, height) in heights.into_iter().enumerate() {
+            if (top..top + height).contains(&usize::from(y)) && y < panel.bottom() {
+                return Some(index);
+            }
+            top += height;
+        }
+        None
+    };
+    if y < spaces.bottom() {
+        let heights = view.workspaces.iter().map(|w| workspace_item(w, options, colors).lines.len());
+        return find(spaces, heights.collect()).map(SidebarRow::Workspace);
+    }
+    let heights = view.agents.iter().map(|a| agent_item(a, options, colors).lines.len());
+    find(agents, heights.collect()).map(SidebarRow::Agent)
 }
 
 /// One workspace or agent: its rendered rows, indentation and whether it is the focused one.

@@ -30,6 +30,25 @@ pub(crate) fn draw(
     }
 }
 
+/// The index of the tab drawn at column `x` of the tab bar `area` (as [`draw`] lays them out).
+pub(crate) fn tab_at(
+    area: Rect,
+    tabs: &[TabView],
+    options: &RenderOptions,
+    colors: &ThemeColors,
+    x: u16,
+) -> Option<usize> {
+    let mut left = usize::from(area.x);
+    for (index, tab) in tabs.iter().enumerate() {
+        let right = left + tab_line(index + 1, tab, options, colors).width();
+        if (left..right).contains(&usize::from(x)) && x < area.right() {
+            return Some(index);
+        }
+        left = right;
+    }
+    None
+}
+
 /// ` 2 build Z ● `: number, label, zoom marker, status indicator when an agent is known.
 fn tab_line(number: usize, tab: &TabView, options: &RenderOptions, colors: &ThemeColors) -> Line<'static> {
     let base = if tab.focused {

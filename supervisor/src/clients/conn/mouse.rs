@@ -1,0 +1,203 @@
+//! A client's mouse: a left click focuses the workspace, agent, tab or pane under it; a press on
+//! a split border or the sidebar's edge starts a drag that resizes it live; the wheel and clicks
+//! over a pane go to that pane's worker, which knows whether its program asked for mouse reports
+//! (else a wheel scrolls the scrollback, or sends arrows on the alternate screen).
+//!
+//! Not here: what is under a cell (the compositor's [`hit_test`]) and what the program receives
+//! (the worker encodes for its program's mouse mode).
+
+use herdr_protocol::api::PaneLayoutSplit;
+use herdr_protocol::ipc::{PaneMouse, PaneMouseAction, PaneMouseButton, WorkerRequest};
+use ratatui_core::layout::Rect;
+use serde_json::json;
+
+use super::Connection;
+use crate::clients::paint::{self, render_options};
+use crate::keymap::{Modifiers, MouseButton, MouseEvent, MouseKind};
+use crate::render::{FrameLayout, Hit, ViewModel, hit_test, split_path, split_ratio_at};
+use crate::session::PaneKey;
+
+/// What a held button is doing.
+#[derive(Debug, Clone)]
+pub(super) enum Drag {
+    /// Moving the border of this split of tab `tab_id`.
+    Split { tab_id: String, path: Vec<bool>, split: PaneLayoutSplit },
+    /// Moving the sidebar's edge.
+    Sidebar,
+    /// The press went to this pane: motion and the release go there too, even outside it.
+    Pane { key: PaneKey, content: Rect },
+}
+
+impl Connection {
+    pub(super) async fn mouse(&mut self, event: MouseEvent) {
+        match (event.kind, self.drag.clone()) {
+            (MouseKind::Drag(_), Some(Drag::Split { tab_id, path, split })) => {
+                let frame = self.frame_layout();
+                let ratio = split_ratio_at(&frame, &split, (event.x, event.y));
+                let params = json!({ "tab_id": tab_id, "path": path, "ratio": ratio });
+                if let Some(Err(e)) = self.hub.shared.session_call("layout.set_split_ratio", params).await {
+                    log::debug!("dragging a split border failed: {e:?}");
+                }
+            }
+            (MouseKind::Drag(_), Some(Drag::Sidebar)) => {
+                let options = render_options(&self.hub, &self.view.borrow());
+                let min = options.sidebar_min_width.min(options.sidebar_max_width);
+                let width = (event.x + 1).clamp(min, options.sidebar_max_width);
+                self.view.send_if_modified(|v| v.sidebar_width.replace(width) != Some(width));
+            }
+            (MouseKind::Drag(button), Some(Drag::Pane { key, content })) => {
+                self.to_pane(key, content, &event, PaneMouseAction::Drag(wire_button(button)));
+            }
+            (MouseKind::Release(button), drag) => {
+                self.drag = None;
+                if let Some(Drag::Pane { key, content }) = drag {
+                    self.to_pane(key, content, &event, PaneMouseAction::Release(wire_button(button)));
+                }
+            }
+            (MouseKind::Press(button), _) => self.press(button, &event).await,
+            (MouseKind::ScrollUp | MouseKind::ScrollDown, _) => {
+                let up = event.kind == MouseKind::ScrollUp;
+                let lines = self.hub.config().ui.mouse_scroll_lines.max(1);
+                if let Some((key, content)) = self.pane_under(&event) {
+                    self.to_pane(key, content, &event, PaneMouseAction::Wheel { up, lines });
+                }
+            }
+            (MouseKind::Move, _) => {
+                if let Some((key, content)) = self.pane_under(&event) {
+                    self.to_pane(key, content, &event, PaneMouseAction::Move);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    async fn press(&mut self, button: MouseButton, event: &MouseEvent) {
+        self.drag = None;
+        let (snapshot, panes) = paint::capture(&self.hub.shared);
+        let target = {
+            let view = ViewModel::from_snapshot_with(&snapshot, |_| None, Default::default());
+            self.hit(&view, event)
+        };
+        let left = button == MouseButton::Left;
+        let call = match target {
+            Target::Workspace(index) if left => snapshot
+                .workspaces
+                .get(index)
+                .filter(|w| !w.focused)
+                .map(|w| ("workspace.focus", json!({ "workspace_id": w.workspace_id }))),
+            Target::Agent(index) if left => {
+                snapshot.agents.get(index).map(|a| ("pane.focus", json!({ "pane_id": a.pane_id })))
+            }
+            Target::Tab(index) if left => snapshot
+                .tabs
+                .iter()
+                .filter(|t| Some(&t.workspace_id) == snapshot.focused_workspace_id.as_ref())
+                .nth(index)
+                .filter(|t| !t.focused)
+                .map(|t| ("tab.focus", json!({ "tab_id": t.tab_id }))),
+            Target::SidebarEdge if left => {
+                self.drag = Some(Drag::Sidebar);
+                None
+            }
+            Target::Split(split) if left => {
+                let tab_id = snapshot.focused_tab_id.clone().unwrap_or_default();
+                if let Some(path) = split_path(&split.id) {
+                    self.drag = Some(Drag::Split { tab_id, path, split });
+                }
+                None
+            }
+            Target::Pane { pane_id, content } => {
+                let key = panes.iter().find(|(_, id)| *id == pane_id).map(|(key, _)| *key);
+                if let Some(key) = key.filter(|_| inside(content, event)) {
+                    self.drag = Some(Drag::Pane { key, content });
+                    self.to_pane(key, content, event, PaneMouseAction::Press(wire_button(button)));
+                }
+                let focused = snapshot.focused_pane_id.as_deref() == Some(pane_id.as_str());
+                (left && !focused).then(|| ("pane.focus", json!({ "pane_id": pane_id })))
+            }
+            _ => None,
+        };
+        if let Some((method, params)) = call
+            && let Some(Err(e)) = self.hub.shared.session_call(method, params).await
+        {
+            log::debug!("mouse {method} failed: {e:?}");
+        }
+    }
+
+    /// What is under the mouse, with what the hit borrows from the view copied out.
+    fn hit(&self, view: &ViewModel<'_>, event: &MouseEvent) -> Target {
+        let current = *self.view.borrow();
+        let options = render_options(&self.hub, &current);
+        let size = (current.cols, current.rows);
+        match hit_test(view, &options, self.hub.config().theme(), size, (event.x, event.y)) {
+            Hit::Workspace(index) => Target::Workspace(index),
+            Hit::Agent(index) => Target::Agent(index),
+            Hit::Tab(index) => Target::Tab(index),
+            Hit::SidebarEdge => Target::SidebarEdge,
+            Hit::SplitBorder(split) => Target::Split(split.clone()),
+            Hit::Pane { pane_id, content } => Target::Pane { pane_id: pane_id.to_owned(), content },
+            Hit::Nothing => Target::Nothing,
+        }
+    }
+
+    /// The pane whose program grid is under the mouse.
+    fn pane_under(&self, event: &MouseEvent) -> Option<(PaneKey, Rect)> {
+        let (snapshot, panes) = paint::capture(&self.hub.shared);
+        let view = ViewModel::from_snapshot_with(&snapshot, |_| None, Default::default());
+        let Target::Pane { pane_id, content } = self.hit(&view, event) else { return None };
+        let key = panes.iter().find(|(_, id)| *id == pane_id).map(|(key, _)| *key)?;
+        inside(content, event).then_some((key, content))
+    }
+
+    fn frame_layout(&self) -> FrameLayout {
+        let current = *self.view.borrow();
+        let tabs = {
+            let snapshot = self.hub.shared.session().snapshot();
+            let focused = snapshot.focused_workspace_id;
+            snapshot.tabs.iter().filter(|t| Some(&t.workspace_id) == focused.as_ref()).count()
+        };
+        FrameLayout::compute(current.cols, current.rows, tabs, &render_options(&self.hub, &current))
+    }
+
+    /// Sends `action` at the mouse's cell, relative to the pane's grid (clamped into it, so a
+    /// drag that leaves the pane reports its edge).
+    fn to_pane(&self, key: PaneKey, content: Rect, event: &MouseEvent, action: PaneMouseAction) {
+        let Some(handle) = self.hub.shared.pane_handle(key) else { return };
+        let rel = |at: u16, origin: u16, size: u16| at.saturating_sub(origin).min(size.saturating_sub(1));
+        let mouse = PaneMouse {
+            action,
+            x: rel(event.x, content.x, content.width),
+            y: rel(event.y, content.y, content.height),
+            shift: event.mods.contains(Modifiers::SHIFT),
+            alt: event.mods.contains(Modifiers::ALT),
+            ctrl: event.mods.contains(Modifiers::CTRL),
+        };
+        handle.notify(self.hub.shared.next_request_id(), WorkerRequest::Mouse(mouse));
+    }
+}
+
+/// A [`Hit`] that owns what it names, so the session snapshot can be dropped.
+enum Target {
+    Workspace(usize),
+    Agent(usize),
+    Tab(usize),
+    SidebarEdge,
+    Split(PaneLayoutSplit),
+    Pane { pane_id: String, content: Rect },
+    Nothing,
+}
+
+fn inside(content: Rect, event: &MouseEvent) -> bool {
+    event.x >= content.left()
+        && event.x < content.right()
+        && event.y >= content.top()
+        && event.y < content.bottom()
+}
+
+fn wire_button(button: MouseButton) -> PaneMouseButton {
+    match button {
+        MouseButton::Left => PaneMouseButton::Left,
+        MouseButton::Middle => PaneMouseButton::Middle,
+        MouseButton::Right => PaneMouseButton::Right,
+    }
+}
