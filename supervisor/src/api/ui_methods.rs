@@ -74,7 +74,9 @@ pub fn notification_show(shared: &Shared, req: &Request) -> Result<ApiResult, Fa
         Some(position) => position.name().to_owned(),
         None => config.ui.toast.herdr_position.to_owned(),
     };
-    let sound = !matches!(p.sound.unwrap_or_default(), Sound::None) && config.ui.sound.enabled;
+    let sound = !matches!(p.sound.unwrap_or_default(), Sound::None)
+        && config.ui.sound.enabled
+        && !notify::sound_disabled_by_env();
     let shown = shared.screens.alert(Alert { title, body, delivery: Some(delivery), position, sound });
     if shown {
         answer(true, NotificationShowReason::Shown)

@@ -154,11 +154,18 @@ pub(super) async fn watch_agents(shared: Arc<Shared>, alerts: broadcast::Sender<
                 let snapshot = shared.session().snapshot();
                 let still = snapshot.panes.iter().any(|p| p.pane_id == pane_id && p.agent_status == status);
                 if still {
-                    let _ = alerts.send(agent_alert(&shared.screens.config(), &snapshot, &pane_id, kind));
+                    let mut alert = agent_alert(&shared.screens.config(), &snapshot, &pane_id, kind);
+                    alert.sound &= !sound_disabled_by_env();
+                    let _ = alerts.send(alert);
                 }
             });
         }
     }
+}
+
+/// `HERDR_DISABLE_SOUND` (any value) silences herdr's own sounds; pane bells still ring.
+pub(crate) fn sound_disabled_by_env() -> bool {
+    std::env::var_os("HERDR_DISABLE_SOUND").is_some()
 }
 
 /// Upstream's sanitising of `notification.show` text: control characters and runs of whitespace
@@ -200,6 +207,34 @@ mod tests {
         assert_eq!(decide(Blocked, Blocked, false), None);
         assert_eq!(decide(Done, Done, false), None);
         assert_eq!(decide(Working, Unknown, false), None);
+    }
+
+    #[test]
+    fn only_panes_of_the_focused_tab_count_as_in_view() {
+        let mut session = crate::session::Session::new(120, 40);
+        for (method, params) in [
+            ("workspace.create", serde_json::json!({"focus": true, "label": "api"})),
+            ("tab.create", serde_json::json!({"focus": false, "label": "bg"})),
+        ] {
+            assert!(matches!(session.handle(method, params), Some(Ok(_))), "{method}");
+        }
+        let snapshot = session.snapshot();
+        let pane_of = |tab: &str| {
+            snapshot.panes.iter().find(|p| p.tab_id == tab).map(|p| p.pane_id.clone()).expect("a pane")
+        };
+        let focused_tab = snapshot.focused_tab_id.clone().expect("a focused tab");
+        let other_tab = snapshot.tabs.iter().find(|t| t.tab_id != focused_tab).expect("the second tab");
+        assert!(in_active_tab(&snapshot, &pane_of(&focused_tab)));
+        assert!(!in_active_tab(&snapshot, &pane_of(&other_tab.tab_id)));
+        let alert = agent_alert(
+            &Config::default(),
+            &snapshot,
+            &pane_of(&other_tab.tab_id),
+            AlertKind::NeedsAttention,
+        );
+        assert_eq!(alert.title, "agent needs attention");
+        assert_eq!(alert.body.as_deref(), Some("api · bg"));
+        assert_eq!(alert.delivery, None);
     }
 
     #[test]
