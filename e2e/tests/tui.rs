@@ -319,3 +319,37 @@ fn mouse_clicks_focus_panes_drag_resizes_splits_and_the_wheel_scrolls() {
     });
     tmux.keys(&["q"]);
 }
+
+#[test]
+fn toasts_help_and_a_key_reload_show_in_a_real_terminal() {
+    let server = TestServer::prepare();
+    let config_dir = server.root().join("config").join("herdr");
+    std::fs::create_dir_all(&config_dir).expect("create the config dir");
+    std::fs::write(config_dir.join("config.toml"), "[ui.toast]\ndelivery = \"herdr\"\n")
+        .expect("write config");
+    let tmux = Tmux::start(&server);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+    tmux.keys(&["herdr", "Enter"]);
+    tmux.wait_screen("the sidebar and one pane", |s| s.contains("spaces") && boxes_on_top_row(s) == 1);
+
+    // A script's notification is a toast in the bottom-right corner.
+    let out = server.cli(&["notification", "show", "tests passed", "--body", "412 of 412"]);
+    assert!(out.status.success(), "{out:?}");
+    let screen = tmux.wait_screen("the toast", |s| s.contains("tests passed") && s.contains("412 of 412"));
+    let row = screen.lines().position(|l| l.contains("tests passed")).expect("the toast's row");
+    assert!(row > 30, "bottom-right means near the bottom (row {row}):\n{screen}");
+    tmux.wait_screen("the toast to go away", |s| !s.contains("tests passed"));
+
+    // prefix + ? lists the bindings; any key closes the list.
+    tmux.keys(&["C-b", "?"]);
+    tmux.wait_screen("the help", |s| s.contains("Keybindings") && s.contains("ctrl+b minus"));
+    tmux.keys(&["Escape"]);
+    tmux.wait_screen("the help closed", |s| !s.contains("Keybindings"));
+
+    // A new prefix takes effect on reload, without re-attaching.
+    std::fs::write(config_dir.join("config.toml"), "[keys]\nprefix = \"ctrl+a\"\n").expect("rewrite config");
+    let out = server.cli(&["server", "reload-config"]);
+    assert!(out.status.success() && out.stdout.contains("applied"), "{out:?}");
+    tmux.keys(&["C-a", "v"]);
+    tmux.wait_screen("two pane boxes after ctrl+a v", |s| boxes_on_top_row(s) == 2);
+}
