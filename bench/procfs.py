@@ -1,0 +1,125 @@
+"""What the benchmarks read from /proc: process trees, CPU ticks, context switches, RSS, I/O
+counters, and killing a tree. Linux only; no third-party modules.
+
+Not here: what to measure or when (the suites decide), or any process starting.
+"""
+
+import os
+import signal
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def stat_fields(pid):
+    """Fields of /proc/PID/stat after the command name (index 0 = state, 1 = ppid, 11 = utime)."""
+    with open(f"/proc/{pid}/stat") as f:
+        text = f.read()
+    return text[text.rfind(")") + 2:].split()
+
+
+def all_pids():
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def tree(root):
+    """ROOT and every descendant alive now."""
+    parents = {}
+    for pid in all_pids():
+        try:
+            parents[pid] = int(stat_fields(pid)[1])
+        except (OSError, IndexError, ValueError):
+            pass
+    found, index = [root], 0
+    while index < len(found):
+        found.extend(pid for pid, ppid in parents.items() if ppid == found[index] and pid not in found)
+        index += 1
+    return found
+
+
+def cpu_ticks(pids):
+    """utime + stime of PIDS, in clock ticks (CLK_TCK per second)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = stat_fields(pid)
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def cpu_by_pid(pids):
+    """{pid: utime + stime ticks}, for windows where processes must be told apart afterwards."""
+    ticks = {}
+    for pid in pids:
+        try:
+            fields = stat_fields(pid)
+            ticks[pid] = int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return ticks
+
+
+def context_switches(pids):
+    """voluntary + nonvoluntary context switches of every thread of every process."""
+    total = 0
+    for pid in pids:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/status") as f:
+                    for line in f:
+                        if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                            total += int(line.split()[1])
+            except OSError:
+                pass
+    return total
+
+
+def rss_kib(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def io_counters(pid):
+    """{'rchar': bytes read by any read call (sockets included), 'wchar': ...} of one process."""
+    counters = {}
+    try:
+        with open(f"/proc/{pid}/io") as f:
+            for line in f:
+                name, _, value = line.partition(":")
+                counters[name] = int(value)
+    except (OSError, ValueError):
+        pass
+    return counters
+
+
+def cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+    except OSError:
+        return []
+
+
+def kill_tree(root):
+    for pid in tree(root):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def percentile(samples, p):
+    """Nearest-rank percentile of SAMPLES (p in 0..100)."""
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
