@@ -11,7 +11,7 @@ import random
 import signal
 import time
 
-from procfs import CLK_TCK, cmdline, cpu_ticks, io_counters, percentile, tree
+from procfs import CLK_TCK, cmdline, cpu_by_pid, io_counters, percentile, tree
 from pty_terminal import PtyTerminal, drain_all
 from report import Row, against
 from sessions import Herdr, Tmux
@@ -87,6 +87,13 @@ class HerdrSide:
     def __init__(self, args, root):
         self.server = Herdr(args.bin_dir, root)
         self.server.start()
+        try:
+            self._lay_out()
+        except BaseException:
+            self.server.stop()
+            raise
+
+    def _lay_out(self):
         self.pane = self.server.new_pane()
         self.server.run(self.pane, "printf 'CAT-%s\\n' READY; cat")
         self.server.wait(self.pane, "CAT-READY", 20000)
@@ -101,8 +108,11 @@ class HerdrSide:
     def tree(self):
         return self.server.pids()
 
-    def own_pids(self):
-        return self.server.own_pids() + [self.term.pid]
+    def roles(self):
+        """{pid: role} of the processes whose CPU counts: supervisor, pane workers, client."""
+        roles = {pid: "workers" for pid in self.server.workers()}
+        roles.update({self.server.proc.pid: "supervisor", self.term.pid: "client"})
+        return roles
 
     def stop(self):
         self.term.close()
@@ -115,6 +125,13 @@ class TmuxSide:
     def __init__(self, root):
         self.server = Tmux(root, COLS, ROWS, label="tui")
         self.server.start()
+        try:
+            self._lay_out()
+        except BaseException:
+            self.server.stop()
+            raise
+
+    def _lay_out(self):
         self.server.run("bench:0", "printf 'CAT-%s\\n' READY; cat")
         self.server.wait_visible("bench:0", "CAT-READY", 20)
         self.server.tmux("new-window", "-d", "-t", "bench:1")
@@ -128,8 +145,8 @@ class TmuxSide:
     def tree(self):
         return tree(self.pid)
 
-    def own_pids(self):
-        return [self.pid, self.term.pid]
+    def roles(self):
+        return {self.pid: "server", self.term.pid: "client"}
 
     def stop(self):
         self.term.close()
@@ -201,10 +218,20 @@ def run(args, root):
             side.run_in("neighbour", f"python3 {spinner}")
         drain_all(terms, 1.0)
         window = args.tui_seconds
-        before = [cpu_ticks(s.own_pids()) for s in sides]
+        roles = [s.roles() for s in sides]
+        before = [cpu_by_pid(r) for r in roles]
         received = drain_all(terms, window)
-        after = [cpu_ticks(s.own_pids()) for s in sides]
-        cpu = [100.0 * (a - b) / CLK_TCK / window for a, b in zip(after, before)]
+        after = [cpu_by_pid(r) for r in roles]
+        split = []
+        for side_roles, b, a in zip(roles, before, after):
+            by_role = {}
+            for pid, role in side_roles.items():
+                by_role[role] = by_role.get(role, 0.0) + 100.0 * (a.get(pid, 0) - b.get(pid, 0)) / CLK_TCK / window
+            split.append(by_role)
+        cpu = [sum(by_role.values()) for by_role in split]
+        notes.append("tui: spinner CPU by process (% of one core): " + "; ".join(
+            f"{side.name} " + ", ".join(f"{role} {value:.2f}" for role, value in by_role.items())
+            for side, by_role in zip(sides, split)) + ".")
         rows.append(Row(f"CPU, server + client, one visible 60 Hz spinner, {window} s (% of one core)",
                         cpu[0], cpu[1], "%.2f", against("≤ tmux", cpu[0] <= cpu[1])))
         rows.append(Row("… bytes/s to the terminal meanwhile", received[0] / window, received[1] / window,
