@@ -236,14 +236,14 @@ fn sgr_mouse(button: u8, x: u16, y: u16, press: bool) -> String {
 
 /// Whether some pane row of `screen` shows exactly `text` (between box borders).
 fn shows_line(screen: &str, text: &str) -> bool {
-    screen.lines().any(|row| row.split(['│', '┃']).any(|cell| cell.trim() == text))
+    screen.lines().any(|row| row.split(['│', '┃', '█']).any(|cell| cell.trim() == text))
 }
 
 /// The smallest `hist-N` a screen shows.
 fn first_hist(screen: &str) -> Option<u32> {
     screen
         .lines()
-        .flat_map(|row| row.split(['│', '┃']))
+        .flat_map(|row| row.split(['│', '┃', '█']))
         .filter_map(|cell| cell.trim().strip_prefix("hist-")?.parse().ok())
         .min()
 }
@@ -299,15 +299,21 @@ fn mouse_clicks_focus_panes_drag_resizes_splits_and_the_wheel_scrolls() {
     for _ in 0..5 {
         tmux.keys(&["-l", &sgr_mouse(64, 35, 10, true)]);
     }
-    tmux.wait_screen("older lines after wheeling up", |s| {
+    let screen = tmux.wait_screen("older lines after wheeling up", |s| {
         first_hist(s) == Some(top - 15) && !shows_line(s, "hist-200")
     });
+    assert!(screen.contains('█'), "a scrolled-back pane shows a scrollbar thumb:\n{screen}");
     tmux.keys(&["-l", &sgr_mouse(65, 35, 10, true)]);
     tmux.wait_screen("three lines further down", |s| first_hist(s) == Some(top - 12));
     tmux.keys(&["echo bottom-$((1+1))", "Enter"]);
     tmux.wait_screen("the live screen again after typing", |s| {
-        s.lines().any(|row| row.contains("bottom-2") && !row.contains("$(("))
+        s.lines().any(|row| row.contains("bottom-2") && !row.contains("$((")) && !s.contains('█')
     });
+    // The API scrolls too: to the top of the history (clamped), then back to the live screen.
+    server.call("pane.scroll", json!({ "pane_id": first, "offset_from_bottom": 100_000 }));
+    tmux.wait_screen("the top of the history", |s| shows_line(s, "hist-1"));
+    server.call("pane.scroll", json!({ "pane_id": first, "offset_from_bottom": 0 }));
+    tmux.wait_screen("the live screen again", |s| s.contains("bottom-2") && !shows_line(s, "hist-1"));
 
     // A pager on the alternate screen scrolls by arrow keys.
     tmux.keys(&["clear; seq -f 'line-%g' 1 500 | less", "Enter"]);

@@ -27,6 +27,7 @@ pub async fn dispatch(shared: &Shared, req: &Request) -> Result<ApiResult, Failu
         "pane.send_input" => panes::send_input(shared, req).await,
         "pane.wait_for_output" => panes::wait_for_output(shared, req).await,
         "pane.process_info" => panes::process_info(shared, req).await,
+        "pane.scroll" => panes::scroll(shared, req).await,
         "events.wait" => events::wait(shared, req).await,
         "pane.report_agent" => hooks::report_agent(shared, req).await,
         "pane.report_agent_session" => hooks::report_agent_session(shared, req).await,

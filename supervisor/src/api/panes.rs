@@ -1,4 +1,4 @@
-//! Pane methods answered by the pane's worker: reads, input, output waits, process info.
+//! Pane methods answered by the pane's worker: reads, input, output waits, process info, scrolling.
 //! The supervisor resolves the pane, forwards the request and shapes the answer.
 
 use std::time::Duration;
@@ -144,6 +144,24 @@ pub async fn send_input(shared: &Shared, req: &Request) -> Result<ApiResult, Fai
     let p: SendInputParams = params(req)?;
     let target = resolve(shared, Some(&p.pane_id))?;
     expect_ok(ask(shared, &target, WorkerRequest::SendInput { text: p.text, keys: p.keys }).await?)
+}
+
+#[derive(Deserialize)]
+struct ScrollParams {
+    pane_id: String,
+    offset_from_bottom: u64,
+}
+
+/// `pane.scroll`: puts the pane's viewport this many rows above the live screen (clamped to its
+/// history; 0 follows output again). A visible pane shows the scrolled view at once.
+pub async fn scroll(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+    let p: ScrollParams = params(req)?;
+    let target = resolve(shared, Some(&p.pane_id))?;
+    let to = match u32::try_from(p.offset_from_bottom).unwrap_or(u32::MAX) {
+        0 => ipc::ScrollTo::Bottom,
+        rows => ipc::ScrollTo::OffsetFromBottom(rows),
+    };
+    expect_ok(ask(shared, &target, WorkerRequest::Scroll(to)).await?)
 }
 
 fn expect_ok(response: WorkerResponse) -> Result<ApiResult, Failure> {

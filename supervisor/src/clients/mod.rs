@@ -38,7 +38,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use herdr_protocol::grid::{GridCell, PaneGrid};
-use herdr_protocol::ipc::GridDamage;
+use herdr_protocol::ipc::{GridDamage, ScrollPosition};
 use herdr_protocol::paths::{self, PathEnv};
 use tokio::net::UnixListener;
 use tokio::sync::{broadcast, watch};
@@ -58,6 +58,8 @@ pub(crate) use reload::reload_config;
 #[derive(Debug)]
 pub struct Screens {
     grids: Mutex<HashMap<PaneKey, PaneGrid>>,
+    /// How far each mirrored pane is scrolled back (its scrollbar), from the same damage.
+    scrolls: Mutex<HashMap<PaneKey, ScrollPosition>>,
     dirty: watch::Sender<u64>,
     /// The UI config in force; replaced by a reload, watched by connections (keymap, mouse).
     config: watch::Sender<Arc<Config>>,
@@ -71,6 +73,7 @@ impl Default for Screens {
     fn default() -> Self {
         Screens {
             grids: Mutex::new(HashMap::new()),
+            scrolls: Mutex::new(HashMap::new()),
             dirty: watch::channel(0).0,
             config: watch::channel(Arc::new(Config::default())).0,
             alerts: broadcast::channel(16).0,
@@ -94,6 +97,7 @@ impl Screens {
     /// rows are written over a grid of the same size. Rows for a grid of another size (a resize
     /// in flight) are dropped: the worker sends a full frame after every resize.
     pub fn apply_damage(&self, key: PaneKey, damage: GridDamage) {
+        self.scrolls().insert(key, damage.scroll);
         if apply_damage(&mut self.grids(), key, damage) {
             self.mark_dirty();
         }
@@ -101,9 +105,19 @@ impl Screens {
 
     /// Forgets a closed pane's grid.
     pub fn remove(&self, key: PaneKey) {
+        self.scrolls().remove(&key);
         if self.grids().remove(&key).is_some() {
             self.mark_dirty();
         }
+    }
+
+    fn scrolls(&self) -> MutexGuard<'_, HashMap<PaneKey, ScrollPosition>> {
+        self.scrolls.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// How far `key` is scrolled back, as its last damage said (at the bottom when unknown).
+    fn scroll(&self, key: PaneKey) -> ScrollPosition {
+        self.scrolls().get(&key).copied().unwrap_or_default()
     }
 
     /// Wakes every paint task: something visible may have changed outside the event hub.

@@ -270,7 +270,12 @@ fn compose_view(hub: &Hub, view: View, snapshot: &SessionSnapshot, panes: &[(Pan
             let key = panes.iter().find(|(_, id)| id == pane_id).map(|(key, _)| key)?;
             grids.get(key)
         };
-        let model = ViewModel::from_snapshot_with(snapshot, grid, view.mode);
+        let mut model = ViewModel::from_snapshot_with(snapshot, grid, view.mode);
+        for (key, pane_id) in panes {
+            if let Some(pane) = model.panes.get_mut(pane_id) {
+                pane.scroll = hub.shared.screens.scroll(*key);
+            }
+        }
         compose(&model, &options, config.theme(), view.cols, view.rows)
     })
 }

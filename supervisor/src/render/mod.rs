@@ -35,6 +35,8 @@ mod tests;
 mod tests_diff;
 #[cfg(test)]
 mod tests_hit;
+#[cfg(test)]
+mod tests_scroll;
 
 pub use chrome::{FrameLayout, SidebarMode};
 pub use compose::{Frame, compose};

@@ -14,6 +14,7 @@ use super::grid::{attrs_to_modifier, color_to_ratatui};
 use super::theme::ThemeColors;
 use super::view::{PaneView, RenderOptions, ViewModel};
 use herdr_protocol::grid::{CursorPlacement, PaneGrid};
+use herdr_protocol::ipc::ScrollPosition;
 
 /// Box-drawing sets: `[top-left, top-right, bottom-left, bottom-right, horizontal, vertical]`.
 const THIN: [&str; 6] = ["┌", "┐", "└", "┘", "─", "│"];
@@ -39,6 +40,7 @@ pub(crate) fn draw(
                 .clone()
                 .or_else(|| options.show_agent_labels_on_pane_borders.then(|| pane.agent.clone()).flatten());
             draw_box(buf, outer, label.as_deref(), focused, colors);
+            draw_scrollbar(buf, outer, pane.scroll, colors);
         }
         if let Some(grid) = pane.grid {
             blit(buf, content, grid);
@@ -79,6 +81,29 @@ fn draw_box(buf: &mut Buffer, outer: Rect, label: Option<&str>, focused: bool, c
             if focused { style.add_modifier(Modifier::BOLD) } else { Style::new().fg(colors.subtext0) };
         if room >= 3 {
             put_line(buf, left + 1, top, room.min(text.width() as u16), &Line::styled(text, label_style));
+        }
+    }
+}
+
+/// While a pane is scrolled back, a thumb on its right border shows where the view is in its
+/// history (the track is the border between the corners; the bottom is the live screen).
+fn draw_scrollbar(buf: &mut Buffer, outer: Rect, scroll: ScrollPosition, colors: &ThemeColors) {
+    let track = u32::from(outer.height.saturating_sub(2));
+    let max = scroll.max_offset_from_bottom;
+    if scroll.offset_from_bottom == 0 || max == 0 || track == 0 || outer.width < 2 {
+        return;
+    }
+    let total = max.saturating_add(track);
+    let thumb = (track * track / total).clamp(1, track);
+    let offset = scroll.offset_from_bottom.min(max);
+    // 0 at the top of the history, `track - thumb` at the live screen.
+    let top = u64::from(max - offset) * u64::from(track - thumb) / u64::from(max);
+    let x = outer.right() - 1;
+    let style = Style::new().fg(colors.overlay1);
+    for y in 0..thumb {
+        let row = outer.y + 1 + u16::try_from(top).unwrap_or(0) + u16::try_from(y).unwrap_or(0);
+        if row < outer.bottom() - 1 {
+            buf[(x, row)].set_symbol("█").set_style(style);
         }
     }
 }

@@ -8,6 +8,7 @@ use herdr_protocol::api::{AgentStatus, PaneLayoutSnapshot, SessionSnapshot};
 use super::chrome::SidebarMode;
 use super::status::StatusStyle;
 use herdr_protocol::grid::PaneGrid;
+use herdr_protocol::ipc::ScrollPosition;
 
 /// A row of the sidebar's "spaces" panel.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -52,6 +53,9 @@ pub struct PaneView<'a> {
     pub status: AgentStatus,
     /// `None` while no damage has arrived yet: the pane is drawn empty.
     pub grid: Option<&'a PaneGrid>,
+    /// How far the pane's view is scrolled back through its history (a scrollbar shows while
+    /// the offset is above 0).
+    pub scroll: ScrollPosition,
 }
 
 /// The input mode, shown as a bar over the bottom row while not in terminal mode.
@@ -192,6 +196,7 @@ impl<'a> ViewModel<'a> {
                     agent: p.display_agent.clone().or_else(|| p.agent.clone()),
                     status: p.agent_status,
                     grid: grid(&p.pane_id),
+                    scroll: ScrollPosition::default(),
                 };
                 (p.pane_id.clone(), view)
             })
