@@ -359,3 +359,32 @@ fn toasts_help_and_a_key_reload_show_in_a_real_terminal() {
     tmux.keys(&["C-a", "v"]);
     tmux.wait_screen("two pane boxes after ctrl+a v", |s| boxes_on_top_row(s) == 2);
 }
+
+#[test]
+fn with_mouse_capture_off_clicks_do_nothing() {
+    let server = TestServer::prepare();
+    let config_dir = server.root().join("config").join("herdr");
+    std::fs::create_dir_all(&config_dir).expect("create the config dir");
+    std::fs::write(config_dir.join("config.toml"), "[ui]\nmouse_capture = false\n").expect("write config");
+    let tmux = Tmux::start(&server);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+    tmux.keys(&["herdr", "Enter"]);
+    tmux.wait_screen("the sidebar and one pane", |s| s.contains("spaces") && boxes_on_top_row(s) == 1);
+    let mouse = tmux.run(&["display-message", "-p", "-t", "0", "#{mouse_any_flag}#{mouse_sgr_flag}"]);
+    assert_eq!(String::from_utf8_lossy(&mouse.stdout).trim(), "00", "the client leaves mouse reporting off");
+    tmux.keys(&["C-b", "v"]);
+    tmux.wait_screen("two pane boxes", |s| boxes_on_top_row(s) == 2);
+    let second = focused_pane(&server).expect("a focused pane");
+
+    // A report that arrives anyway (here typed by tmux) is dropped: the left pane does not take
+    // focus, and the keys after it still reach the focused right pane.
+    tmux.keys(&["-l", &sgr_mouse(0, 35, 10, true)]);
+    tmux.keys(&["-l", &sgr_mouse(0, 35, 10, false)]);
+    tmux.keys(&["echo after-click-$((3*3))", "Enter"]);
+    wait_until("the typed command's output in the right pane", PATIENCE, || {
+        let read: Value = server.call("pane.read", json!({ "pane_id": second, "source": "recent" }));
+        let text = read["read"]["text"].as_str().unwrap_or_default().to_owned();
+        if text.lines().any(|l| l.trim_end().ends_with("after-click-9")) { Ok(()) } else { Err(text) }
+    });
+    assert_eq!(focused_pane(&server), Some(second), "the click did not move focus");
+}
