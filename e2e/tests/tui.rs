@@ -324,6 +324,18 @@ fn mouse_clicks_focus_panes_drag_resizes_splits_and_the_wheel_scrolls() {
         shows_line(s, "line-7") && shows_line(s, "line-42") && !shows_line(s, "line-6")
     });
     tmux.keys(&["q"]);
+
+    // A program that asked for SGR mouse reports gets the click, in its own grid's cells: the
+    // left pane's content starts at x = 27, y = 2, so (35, 10) is its (8, 8), 1-based (9, 9).
+    tmux.keys(&[r"clear; printf '\033[?1000h\033[?1006h'; stty -icanon -echo; cat -v", "Enter"]);
+    tmux.wait_screen("the cleared pane", |s| !s.contains("bottom-2"));
+    wait_until("cat to read the terminal", PATIENCE, || {
+        click(35, 10);
+        let screen = tmux.screen(false);
+        if screen.contains("^[[<0;9;9M^[[<0;9;9m") { Ok(()) } else { Err(format!("screen:\n{screen}")) }
+    });
+    assert_eq!(focused_pane(&server), Some(first.clone()), "the click kept the pane focused");
+    tmux.keys(&["C-c"]);
 }
 
 #[test]
