@@ -400,3 +400,57 @@ fn with_mouse_capture_off_clicks_do_nothing() {
     });
     assert_eq!(focused_pane(&server), Some(second), "the click did not move focus");
 }
+
+#[test]
+fn mouse_clicks_focus_tabs_and_workspaces_and_dragging_the_sidebar_edge_resizes_it() {
+    let server = TestServer::prepare();
+    let tmux = Tmux::start(&server);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+    tmux.keys(&["herdr", "Enter"]);
+    tmux.wait_screen("the sidebar and one pane", |s| s.contains("spaces") && boxes_on_top_row(s) == 1);
+    let snapshot = || server.call("session.snapshot", json!({}))["snapshot"].clone();
+    let first_tab = snapshot()["focused_tab_id"].as_str().expect("a focused tab").to_owned();
+    tmux.keys(&["C-b", "c"]);
+    wait_until("a second tab with focus", PATIENCE, || match snapshot()["focused_tab_id"].as_str() {
+        Some(tab) if tab != first_tab => Ok(()),
+        other => Err(format!("focused tab {other:?}")),
+    });
+    let press = |x: u16, y: u16| {
+        tmux.keys(&["-l", &sgr_mouse(0, x, y, true)]);
+        tmux.keys(&["-l", &sgr_mouse(0, x, y, false)]);
+    };
+    // The tab bar starts after the 26-column sidebar; the first tab is its first few cells.
+    press(27, 0);
+    wait_until("the clicked tab to have focus", PATIENCE, || match snapshot()["focused_tab_id"].as_str() {
+        Some(tab) if tab == first_tab => Ok(()),
+        other => Err(format!("focused tab {other:?}")),
+    });
+
+    // A second workspace is listed under the first (row 0 is the panel's title).
+    let created = server.call("workspace.create", json!({ "focus": false }));
+    let second = created["workspace"]["workspace_id"].as_str().expect("a workspace id").to_owned();
+    tmux.wait_screen("two workspaces in the sidebar", |s| s.lines().nth(2).is_some_and(|r| r.contains("·")));
+    press(3, 2);
+    wait_until("the clicked workspace to have focus", PATIENCE, || match snapshot()["focused_workspace_id"]
+        .as_str()
+    {
+        Some(w) if w == second => Ok(()),
+        other => Err(format!("focused workspace {other:?}")),
+    });
+
+    // Dragging the sidebar's edge (x = 25) to x = 30 makes it 31 wide: the layout gets 89 columns.
+    tmux.keys(&["-l", &sgr_mouse(0, 25, 10, true)]);
+    tmux.keys(&["-l", &sgr_mouse(32, 30, 10, true)]);
+    tmux.keys(&["-l", &sgr_mouse(0, 30, 10, false)]);
+    wait_until("the layout to shrink with the wider sidebar", PATIENCE, || {
+        let layouts = snapshot()["layouts"].clone();
+        let widths: Vec<u64> = layouts
+            .as_array()
+            .map(|ls| ls.iter().filter_map(|l| l["area"]["width"].as_u64()).collect())
+            .unwrap_or_default();
+        if widths.contains(&89) { Ok(()) } else { Err(format!("widths {widths:?}")) }
+    });
+    tmux.wait_screen("the divider at x = 30", |s| {
+        s.lines().nth(5).is_some_and(|r| r.chars().nth(30) == Some('│'))
+    });
+}
