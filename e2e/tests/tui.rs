@@ -303,6 +303,9 @@ fn mouse_clicks_focus_panes_drag_resizes_splits_and_the_wheel_scrolls() {
         first_hist(s) == Some(top - 15) && !shows_line(s, "hist-200")
     });
     assert!(screen.contains('█'), "a scrolled-back pane shows a scrollbar thumb:\n{screen}");
+    let scroll = server.call("pane.get", json!({ "pane_id": first }))["pane"]["scroll"].clone();
+    assert_eq!(scroll["offset_from_bottom"], 15, "pane.get tells how far it is scrolled: {scroll}");
+    assert_eq!(scroll["viewport_rows"], 37, "{scroll}");
     tmux.keys(&["-l", &sgr_mouse(65, 35, 10, true)]);
     tmux.wait_screen("three lines further down", |s| first_hist(s) == Some(top - 12));
     tmux.keys(&["echo bottom-$((1+1))", "Enter"]);

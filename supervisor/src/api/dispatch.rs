@@ -50,6 +50,12 @@ pub async fn dispatch(shared: &Shared, req: &Request) -> Result<ApiResult, Failu
         "integration.list" => integrations::list(req),
         "integration.install" => integrations::install(req),
         "integration.uninstall" => integrations::uninstall(req),
+        method @ ("pane.get" | "pane.list" | "pane.current") => {
+            match shared.session_call(method, req.params.clone()).await {
+                Some(outcome) => outcome.map(|result| panes::with_scroll(shared, result)),
+                None => Err(ApiError::internal(format!("{method} has no handler")).into()),
+            }
+        }
         method => match shared.session_call(method, req.params.clone()).await {
             Some(outcome) => outcome,
             None => Err(ApiError::new("not_implemented", format!("{method} is not implemented yet")).into()),

@@ -120,6 +120,13 @@ impl Screens {
         self.scrolls().get(&key).copied().unwrap_or_default()
     }
 
+    /// A mirrored (shown) pane's scroll position and its grid's rows; `None` for a pane no
+    /// client shows (its worker reports nothing while hidden).
+    pub(crate) fn scroll_info(&self, key: PaneKey) -> Option<(ScrollPosition, u16)> {
+        let rows = self.grids().get(&key)?.rows;
+        Some((self.scroll(key), rows))
+    }
+
     /// Wakes every paint task: something visible may have changed outside the event hub.
     pub fn mark_dirty(&self) {
         self.dirty.send_modify(|n| *n = n.wrapping_add(1));
