@@ -4,8 +4,9 @@
 //! what the client last received and sends the difference.
 //!
 //! Not here: composition and diffing themselves (pure, in [`crate::render`]), key decoding and
-//! modes ([`crate::keymap`]), the layout model ([`crate::session`]). Mouse, copy mode and dialogs
-//! are not built yet: those inputs are dropped.
+//! modes ([`crate::keymap`]), the layout model ([`crate::session`]). Copy mode, drag-select and
+//! dialogs are not built yet: those inputs are dropped. The mouse (clicks, border and sidebar
+//! drags, the wheel) is handled per connection (`conn::mouse`).
 //!
 //! Notifications ([`notify`]): agent status changes become alerts the foreground client's paint
 //! task delivers. The live config is kept on [`Screens`] so the API can reload it
