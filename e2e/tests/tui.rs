@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 use std::process::Output;
 
+use herdr_e2e::wire::LineStream;
 use herdr_e2e::{PATIENCE, TestServer, procs, wait_until};
 use serde_json::{Value, json};
 
@@ -293,6 +294,11 @@ fn mouse_clicks_focus_panes_drag_resizes_splits_and_the_wheel_scrolls() {
     });
 
     // The wheel scrolls the focused shell's history back, and typing returns to the bottom.
+    let request = json!({"id": "scrolls", "method": "events.subscribe", "params": {"subscriptions": [
+        {"type": "pane.scroll_changed", "pane_id": first}]}});
+    let mut scrolls = LineStream::open(server.socket(), &request.to_string()).expect("subscribe");
+    let ack = scrolls.next_line(PATIENCE).expect("read the ack").expect("an ack");
+    assert_eq!(server.check_line(&ack).expect("valid")["result"]["type"], "subscription_started");
     tmux.keys(&["clear; seq -f 'hist-%g' 1 200", "Enter"]);
     let screen = tmux.wait_screen("the history's end", |s| shows_line(s, "hist-200"));
     let top = first_hist(&screen).expect("some history on screen");
@@ -306,6 +312,13 @@ fn mouse_clicks_focus_panes_drag_resizes_splits_and_the_wheel_scrolls() {
     let scroll = server.call("pane.get", json!({ "pane_id": first }))["pane"]["scroll"].clone();
     assert_eq!(scroll["offset_from_bottom"], 15, "pane.get tells how far it is scrolled: {scroll}");
     assert_eq!(scroll["viewport_rows"], 37, "{scroll}");
+    wait_until("a pane.scroll_changed event 15 rows up", PATIENCE, || {
+        let line = scrolls.next_line(PATIENCE).map_err(|e| e.to_string())?.ok_or("the stream ended")?;
+        let event = server.check_line(&line).map_err(|e| format!("{e:?}"))?;
+        let up =
+            event["event"] == "pane.scroll_changed" && event["data"]["scroll"]["offset_from_bottom"] == 15;
+        if up && event["data"]["pane_id"] == json!(first) { Ok(()) } else { Err(line) }
+    });
     tmux.keys(&["-l", &sgr_mouse(65, 35, 10, true)]);
     tmux.wait_screen("three lines further down", |s| first_hist(s) == Some(top - 12));
     tmux.keys(&["echo bottom-$((1+1))", "Enter"]);

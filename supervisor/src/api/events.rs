@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use herdr_protocol::api::{AgentStatus, ApiError, ApiResult, Event, ReadFormat, ReadSource};
+use herdr_protocol::api::{AgentStatus, ApiError, ApiResult, Event, PaneScrollInfo, ReadFormat, ReadSource};
 use herdr_protocol::ipc::{WorkerRequest, WorkerResponse};
 use serde::Deserialize;
 use serde_json::Value;
@@ -60,6 +60,39 @@ struct Filter {
     statuses: Vec<StatusWatch>,
     /// `pane.output_matched` subscriptions, with their index in the request.
     outputs: Vec<(usize, OutputSubscription)>,
+    /// `pane.scroll_changed` subscriptions.
+    scrolls: Vec<ScrollWatch>,
+}
+
+/// One `pane.scroll_changed` subscription and what it last reported. Scroll positions come from
+/// the mirrored screens, so a pane is followed while some client shows it.
+struct ScrollWatch {
+    /// The subscription's index in the request (for a probe error's id).
+    index: usize,
+    pane_id: String,
+    workspace_id: String,
+    key: PaneKey,
+    last: Option<PaneScrollInfo>,
+}
+
+impl ScrollWatch {
+    /// The event line when the pane's scroll position differs from the last one reported.
+    fn changed(&mut self, shared: &Shared) -> Option<Value> {
+        let now = shared.screens.scroll_info(self.key).map(|(at, rows)| PaneScrollInfo {
+            offset_from_bottom: u64::from(at.offset_from_bottom),
+            max_offset_from_bottom: u64::from(at.max_offset_from_bottom),
+            viewport_rows: u64::from(rows),
+        });
+        if now == self.last {
+            return None;
+        }
+        self.last = now;
+        let scroll = now?;
+        Some(serde_json::json!({
+            "event": "pane.scroll_changed",
+            "data": { "pane_id": self.pane_id, "workspace_id": self.workspace_id, "scroll": scroll },
+        }))
+    }
 }
 
 #[derive(Deserialize)]
@@ -97,15 +130,13 @@ struct StatusSubscription {
 
 #[derive(Deserialize)]
 struct PaneSubscription {
-    #[serde(rename = "pane_id")]
-    _pane_id: String,
+    pane_id: String,
 }
 
 /// Parses the subscriptions; errors here are request-parse failures (blank id).
-fn parse_filter(req: &Request) -> Result<(Filter, Vec<String>), Failure> {
+fn parse_filter(req: &Request) -> Result<Filter, Failure> {
     let p: SubscribeParams = params(req)?;
     let mut filter = Filter::default();
-    let mut unsupported = Vec::new();
     for (index, item) in p.subscriptions.into_iter().enumerate() {
         let kind = item.get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
         let bad = |e: serde_json::Error| Failure::BadRequest(e.to_string());
@@ -118,8 +149,10 @@ fn parse_filter(req: &Request) -> Result<(Filter, Vec<String>), Failure> {
                 filter.outputs.push((index, serde_json::from_value(item).map_err(bad)?));
             }
             "pane.scroll_changed" => {
-                let _: PaneSubscription = serde_json::from_value(item).map_err(bad)?;
-                unsupported.push(kind);
+                let s: PaneSubscription = serde_json::from_value(item).map_err(bad)?;
+                // Resolved at subscribe time, where a missing pane is a probe error.
+                let (key, workspace_id, last) = (PaneKey(0), String::new(), None);
+                filter.scrolls.push(ScrollWatch { index, pane_id: s.pane_id, workspace_id, key, last });
             }
             other => match LIFECYCLE.iter().find(|t| **t == other) {
                 Some(t) => {
@@ -129,7 +162,7 @@ fn parse_filter(req: &Request) -> Result<(Filter, Vec<String>), Failure> {
             },
         }
     }
-    Ok((filter, unsupported))
+    Ok(filter)
 }
 
 pub async fn subscribe(
@@ -138,18 +171,13 @@ pub async fn subscribe(
     mut reader: OwnedReadHalf,
     mut writer: OwnedWriteHalf,
 ) {
-    let (mut filter, unsupported) = match parse_filter(req) {
+    let mut filter = match parse_filter(req) {
         Ok(parsed) => parsed,
         Err(failure) => {
             let _ = write_line(&mut writer, &envelope::outcome_line(&req.id, &Err(failure))).await;
             return;
         }
     };
-    if let Some(kind) = unsupported.first() {
-        let e = ApiError::new("not_implemented", format!("subscription {kind} is not implemented yet"));
-        let _ = write_line(&mut writer, &envelope::error_line(&req.id, &e)).await;
-        return;
-    }
     // Probe every watched pane first: canonical ids, and an immediate event for a status that
     // already holds.
     let mut immediate = Vec::new();
@@ -165,6 +193,21 @@ pub async fn subscribe(
             }
             Err(e) => {
                 let id = format!("{}:sub:{index}:probe", req.id);
+                let _ = write_line(&mut writer, &envelope::error_line(&id, &e)).await;
+                return;
+            }
+        }
+    }
+    for watch in &mut filter.scrolls {
+        match panes::resolve(shared, Some(&watch.pane_id)) {
+            Ok(target) => {
+                (watch.pane_id, watch.workspace_id, watch.key) =
+                    (target.pane_id, target.workspace_id, target.key);
+                // Only changes from here on are reported.
+                watch.changed(shared);
+            }
+            Err(e) => {
+                let id = format!("{}:sub:{}:probe", req.id, watch.index);
                 let _ = write_line(&mut writer, &envelope::error_line(&id, &e)).await;
                 return;
             }
@@ -200,10 +243,12 @@ pub async fn subscribe(
         }
     }
     let mut changes = shared.hub.watch();
+    let mut screens = shared.screens.watch();
     let mut stop = shared.shutdown_signal();
     loop {
         let wake = tokio::select! {
             changed = changes.changed() => if changed.is_err() { return } else { Wake::Hub },
+            _ = screens.changed(), if !filter.scrolls.is_empty() => Wake::Screens,
             Some(line) = matched_rx.recv() => Wake::Matched(line),
             () = hangup(&mut reader) => return,
             _ = stop.wait_for(|s| *s) => return,
@@ -211,6 +256,15 @@ pub async fn subscribe(
         if let Wake::Matched(line) = wake {
             if write_line(&mut writer, &line.to_string()).await.is_err() {
                 return;
+            }
+            continue;
+        }
+        if let Wake::Screens = wake {
+            let lines: Vec<Value> = filter.scrolls.iter_mut().filter_map(|w| w.changed(shared)).collect();
+            for line in lines {
+                if write_line(&mut writer, &line.to_string()).await.is_err() {
+                    return;
+                }
             }
             continue;
         }
@@ -233,6 +287,8 @@ pub async fn subscribe(
 /// What woke a subscription stream.
 enum Wake {
     Hub,
+    /// A mirrored screen changed (a scroll position may have).
+    Screens,
     Matched(Value),
 }
 

@@ -133,7 +133,8 @@ impl Screens {
         self.dirty.send_modify(|n| *n = n.wrapping_add(1));
     }
 
-    fn watch(&self) -> watch::Receiver<u64> {
+    /// Changes whenever a mirrored grid (or anything else on screen) changed.
+    pub(crate) fn watch(&self) -> watch::Receiver<u64> {
         self.dirty.subscribe()
     }
 
