@@ -120,16 +120,25 @@ class Reprompter(threading.Thread):
         self.log, self.send, self.turn_ms = log, send, turn_ms
         self.stop = threading.Event()
         self.turns = 0
+        self.error = None
 
     def run(self):
-        while not self.stop.is_set():
-            events = log_events(self.log)
-            if events and events[-1]["event"] == "idle":
-                self.turns += 1
-                self.send(f"work-ms={self.turn_ms} keep working {self.turns}")
-                wait_for("the turn to start", 10,
-                         lambda: log_events(self.log)[-1]["event"] != "idle" or self.stop.is_set())
-            self.stop.wait(0.1)
+        try:
+            while not self.stop.is_set():
+                events = log_events(self.log)
+                if events and events[-1]["event"] == "idle":
+                    self.turns += 1
+                    self.send(f"work-ms={self.turn_ms} keep working {self.turns}")
+                    wait_for("the turn to start", 10,
+                             lambda: log_events(self.log)[-1]["event"] != "idle" or self.stop.is_set())
+                self.stop.wait(0.1)
+        except (Exception, SystemExit) as error:  # reported by the suite, not lost in a thread
+            self.error = error
+
+    def finish(self):
+        self.stop.set()
+        self.join(timeout=20)
+        return self.error
 
 
 def classify(pid):
@@ -172,7 +181,10 @@ def detection_cpu(herdr, root, seconds):
             log = t_work_log if n == 0 else t_idle_log
             # tmux starts login shells, whose profile resets PATH: the fakes go first per command.
             tmux.run(target, f"PATH={FAKES}:$PATH FAKE_AGENT_LOG={log} claude")
-        ready = lambda log, count: sum(e["event"] == "idle" for e in log_events(log)) >= count  # noqa: E731
+
+        def ready(log, count):
+            return sum(e["event"] == "idle" for e in log_events(log)) >= count
+
         wait_for("20 idle fakes in herdr and in tmux", 60,
                  lambda: ready(h_idle_log, AGENTS - 1) and ready(t_idle_log, AGENTS - 1)
                  and ready(h_work_log, 1) and ready(t_work_log, 1), every=0.2)
@@ -197,8 +209,9 @@ def detection_cpu(herdr, root, seconds):
         h0, t0 = tree_cpu(herdr.proc.pid), tree_cpu(tmux_pid)
         time.sleep(seconds)
         h1, t1 = tree_cpu(herdr.proc.pid), tree_cpu(tmux_pid)
-        for worker in workers:
-            worker.stop.set()
+        errors = [worker.finish() for worker in workers]
+        if any(errors):
+            raise SystemExit(f"bench: keeping the fakes working failed: {errors}")
         turns = (workers[0].turns, workers[1].turns)
         return cpu_split(h0, h1, seconds), cpu_split(t0, t1, seconds), turns
     finally:

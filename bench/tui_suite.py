@@ -11,7 +11,7 @@ import random
 import signal
 import time
 
-from procfs import CLK_TCK, cmdline, cpu_by_pid, io_counters, percentile, tree
+from procfs import CLK_TCK, cmdline, cpu_by_pid, percentile, tree
 from pty_terminal import PtyTerminal, drain_all
 from report import Row, against
 from sessions import Herdr, Tmux
@@ -204,14 +204,10 @@ def run(args, root):
         # 8. bytes to an idle attached client (both at once: they do not compete when idle).
         terms = [s.term for s in sides]
         drain_all(terms, 1.0)
-        io_before = [io_counters(s.term.pid).get("rchar", 0) for s in sides]
         window = args.idle_bytes_seconds
         received = drain_all(terms, window)
-        io_after = [io_counters(s.term.pid).get("rchar", 0) for s in sides]
         rows.append(Row(f"bytes/s to the terminal, idle attached client ({window} s)",
                         received[0] / window, received[1] / window, "%.1f", against("0", received[0] == 0)))
-        rows.append(Row("… bytes/s the client read (socket + tty, /proc/PID/io rchar)",
-                        (io_after[0] - io_before[0]) / window, (io_after[1] - io_before[1]) / window, "%.1f"))
 
         # 9. CPU of server + client with a 60 Hz spinner in the visible neighbour (both at once).
         for side in sides:
