@@ -321,6 +321,11 @@ fn mouse_clicks_focus_panes_drag_resizes_splits_and_the_wheel_scrolls() {
     });
     tmux.keys(&["-l", &sgr_mouse(65, 35, 10, true)]);
     tmux.wait_screen("three lines further down", |s| first_hist(s) == Some(top - 12));
+    // Pressing the top of the scrollbar (the left box's right border, now x = 82) shows the oldest
+    // history.
+    tmux.keys(&["-l", &sgr_mouse(0, 82, 2, true)]);
+    tmux.keys(&["-l", &sgr_mouse(0, 82, 2, false)]);
+    tmux.wait_screen("the oldest history from the scrollbar", |s| first_hist(s) == Some(1));
     tmux.keys(&["echo bottom-$((1+1))", "Enter"]);
     tmux.wait_screen("the live screen again after typing", |s| {
         s.lines().any(|row| row.contains("bottom-2") && !row.contains("$((")) && !s.contains('█')

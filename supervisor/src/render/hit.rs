@@ -28,6 +28,12 @@ pub enum Hit<'a> {
     SidebarEdge,
     /// A border between the two sides of this split: dragging it sets the split's ratio.
     SplitBorder(&'a PaneLayoutSplit),
+    /// The scrollbar of a scrolled-back pane (its right border between the corners): `track` is
+    /// that column; pressing or dragging on it moves the view ([`scrollbar_offset`]).
+    Scrollbar {
+        pane_id: &'a str,
+        track: Rect,
+    },
     /// A pane: its box or its content. `content` is where its program's grid is on the screen.
     Pane {
         pane_id: &'a str,
@@ -60,6 +66,16 @@ pub fn hit_test<'a>(
         return tabbar::tab_at(area, &view.tabs, options, &theme.colors, x).map_or(Hit::Nothing, Hit::Tab);
     }
     let Some(layout) = view.layout.filter(|_| at(frame.pane_area)) else { return Hit::Nothing };
+    // A scrolled pane's scrollbar is drawn over its right border, so it wins over a split border.
+    for (pane_id, outer, _) in frame.visible_panes(layout) {
+        let scrolled = view.panes.get(pane_id).is_some_and(|p| p.scroll.offset_from_bottom > 0);
+        if scrolled && frame.pane_borders && outer.width >= 2 && outer.height > 2 {
+            let track = Rect::new(outer.right() - 1, outer.y + 1, 1, outer.height - 2);
+            if at(track) {
+                return Hit::Scrollbar { pane_id, track };
+            }
+        }
+    }
     if !frame.mobile && !layout.zoomed {
         // Innermost splits come last; their borders win over an enclosing split's.
         for split in layout.splits.iter().rev() {
@@ -113,6 +129,17 @@ pub fn split_ratio_at(frame: &FrameLayout, split: &PaneLayoutSplit, (x, y): (u16
     }
     let first = f32::from(at.saturating_sub(origin)) + 1.0;
     first / f32::from(size)
+}
+
+/// The scroll offset a press at row `y` of a scrollbar `track` asks for: the top row is the
+/// oldest history (`max`), the bottom row the live screen (0), evenly in between.
+pub fn scrollbar_offset(track: Rect, max: u32, y: u16) -> u32 {
+    let span = u64::from(track.height.saturating_sub(1));
+    if span == 0 {
+        return max;
+    }
+    let from_bottom = u64::from(track.bottom() - 1 - y.clamp(track.top(), track.bottom() - 1));
+    u32::try_from(from_bottom * u64::from(max) / span).unwrap_or(max)
 }
 
 /// The tree path (`false` = first child) of a split from its public id (`split_0_root`,

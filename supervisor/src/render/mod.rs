@@ -41,7 +41,7 @@ mod tests_scroll;
 pub use chrome::{FrameLayout, SidebarMode};
 pub use compose::{Frame, compose};
 pub use diff::{diff_frames, encode_ansi};
-pub use hit::{Hit, hit_test, split_path, split_ratio_at};
+pub use hit::{Hit, hit_test, scrollbar_offset, split_path, split_ratio_at};
 pub use overlay::{ToastView, draw_help, draw_toast};
 pub use herdr_protocol::grid::{
     CellAttrs, CellUpdate, CursorPlacement, CursorShape, FrameUpdate, GridCell, GridColor, PaneGrid,

@@ -105,3 +105,21 @@ fn split_paths_come_from_split_ids() {
     assert_eq!(split_path("split_1_x"), None);
     assert_eq!(split_path("root"), None);
 }
+
+#[test]
+fn a_scrolled_panes_scrollbar_wins_over_the_split_border_it_covers() {
+    use herdr_protocol::ipc::ScrollPosition;
+    let layout = side_by_side();
+    let mut v = view(&layout);
+    let scroll = ScrollPosition { offset_from_bottom: 10, max_offset_from_bottom: 100 };
+    v.panes.insert("w1:p1".into(), PaneView { scroll, ..PaneView::default() });
+    let track = ratatui_core::layout::Rect::new(72, 2, 1, 37);
+    assert_eq!(hit(&v, 72, 10), Hit::Scrollbar { pane_id: "w1:p1", track });
+    // The other side of the border still drags the split; the corners are not the track.
+    assert_eq!(hit(&v, 73, 10), Hit::SplitBorder(&layout.splits[0]));
+    assert_eq!(hit(&v, 72, 1), Hit::SplitBorder(&layout.splits[0]));
+    assert_eq!(scrollbar_offset(track, 100, 2), 100, "the top is the oldest history");
+    assert_eq!(scrollbar_offset(track, 100, 38), 0, "the bottom is the live screen");
+    assert_eq!(scrollbar_offset(track, 100, 20), 50);
+    assert_eq!(scrollbar_offset(track, 100, 0), 100, "above the track clamps to its top");
+}

@@ -1,20 +1,21 @@
 //! A client's mouse: a left click focuses the workspace, agent, tab or pane under it; a press on
-//! a split border or the sidebar's edge starts a drag that resizes it live; the wheel and clicks
-//! over a pane go to that pane's worker, which knows whether its program asked for mouse reports
-//! (else a wheel scrolls the scrollback, or sends arrows on the alternate screen).
+//! a split border or the sidebar's edge starts a drag that resizes it live, one on a scrolled
+//! pane's scrollbar moves its view through the history; the wheel and clicks over a pane go to
+//! that pane's worker, which knows whether its program asked for mouse reports (else a wheel
+//! scrolls the scrollback, or sends arrows on the alternate screen).
 //!
 //! Not here: what is under a cell (the compositor's [`hit_test`]) and what the program receives
 //! (the worker encodes for its program's mouse mode).
 
-use herdr_protocol::api::PaneLayoutSplit;
-use herdr_protocol::ipc::{PaneMouse, PaneMouseAction, PaneMouseButton, WorkerRequest};
+use herdr_protocol::api::{PaneLayoutSplit, SessionSnapshot};
+use herdr_protocol::ipc::{PaneMouse, PaneMouseAction, PaneMouseButton, ScrollTo, WorkerRequest};
 use ratatui_core::layout::Rect;
 use serde_json::json;
 
 use super::Connection;
 use crate::clients::paint::{self, render_options};
 use crate::keymap::{Modifiers, MouseButton, MouseEvent, MouseKind};
-use crate::render::{FrameLayout, Hit, ViewModel, hit_test, split_path, split_ratio_at};
+use crate::render::{FrameLayout, Hit, ViewModel, hit_test, scrollbar_offset, split_path, split_ratio_at};
 use crate::session::PaneKey;
 
 /// What a held button is doing.
@@ -24,6 +25,8 @@ pub(super) enum Drag {
     Split { tab_id: String, path: Vec<bool>, split: PaneLayoutSplit },
     /// Moving the sidebar's edge.
     Sidebar,
+    /// Moving a scrolled pane's view along its scrollbar.
+    Scrollbar { key: PaneKey, track: Rect },
     /// The press went to this pane: motion and the release go there too, even outside it.
     Pane { key: PaneKey, content: Rect },
 }
@@ -38,6 +41,9 @@ impl Connection {
                 if let Some(Err(e)) = self.hub.shared.session_call("layout.set_split_ratio", params).await {
                     log::debug!("dragging a split border failed: {e:?}");
                 }
+            }
+            (MouseKind::Drag(_), Some(Drag::Scrollbar { key, track })) => {
+                self.scroll_along(key, track, event.y);
             }
             (MouseKind::Drag(_), Some(Drag::Sidebar)) => {
                 let options = render_options(&self.hub, &self.view.borrow());
@@ -74,10 +80,7 @@ impl Connection {
     async fn press(&mut self, button: MouseButton, event: &MouseEvent) {
         self.drag = None;
         let (snapshot, panes) = paint::capture(&self.hub.shared);
-        let target = {
-            let view = ViewModel::from_snapshot_with(&snapshot, |_| None, Default::default());
-            self.hit(&view, event)
-        };
+        let target = self.hit(&self.hit_view(&snapshot, &panes), event);
         let left = button == MouseButton::Left;
         let call = match target {
             Target::Workspace(index) if left => snapshot
@@ -95,6 +98,13 @@ impl Connection {
                 .nth(index)
                 .filter(|t| !t.focused)
                 .map(|t| ("tab.focus", json!({ "tab_id": t.tab_id }))),
+            Target::Scrollbar { pane_id, track } if left => {
+                if let Some((key, _)) = panes.iter().find(|(_, id)| *id == pane_id) {
+                    self.drag = Some(Drag::Scrollbar { key: *key, track });
+                    self.scroll_along(*key, track, event.y);
+                }
+                None
+            }
             Target::SidebarEdge if left => {
                 self.drag = Some(Drag::Sidebar);
                 None
@@ -134,6 +144,7 @@ impl Connection {
             Hit::Agent(index) => Target::Agent(index),
             Hit::Tab(index) => Target::Tab(index),
             Hit::SidebarEdge => Target::SidebarEdge,
+            Hit::Scrollbar { pane_id, track } => Target::Scrollbar { pane_id: pane_id.to_owned(), track },
             Hit::SplitBorder(split) => Target::Split(split.clone()),
             Hit::Pane { pane_id, content } => Target::Pane { pane_id: pane_id.to_owned(), content },
             Hit::Nothing => Target::Nothing,
@@ -143,10 +154,37 @@ impl Connection {
     /// The pane whose program grid is under the mouse.
     fn pane_under(&self, event: &MouseEvent) -> Option<(PaneKey, Rect)> {
         let (snapshot, panes) = paint::capture(&self.hub.shared);
-        let view = ViewModel::from_snapshot_with(&snapshot, |_| None, Default::default());
+        let view = self.hit_view(&snapshot, &panes);
         let Target::Pane { pane_id, content } = self.hit(&view, event) else { return None };
         let key = panes.iter().find(|(_, id)| *id == pane_id).map(|(key, _)| *key)?;
         inside(content, event).then_some((key, content))
+    }
+
+    /// The view hit-testing needs: the layout, and which panes are scrolled (their scrollbars).
+    fn hit_view<'s>(&self, snapshot: &'s SessionSnapshot, panes: &[(PaneKey, String)]) -> ViewModel<'s> {
+        let mut view = ViewModel::from_snapshot_with(snapshot, |_| None, Default::default());
+        for (key, pane_id) in panes {
+            if let (Some(pane), Some((scroll, _))) =
+                (view.panes.get_mut(pane_id), self.hub.shared.screens.scroll_info(*key))
+            {
+                pane.scroll = scroll;
+            }
+        }
+        view
+    }
+
+    /// Scrolls `key` to where row `y` of its scrollbar `track` points in its history.
+    fn scroll_along(&self, key: PaneKey, track: Rect, y: u16) {
+        let shared = &self.hub.shared;
+        let (Some(handle), Some((scroll, _))) = (shared.pane_handle(key), shared.screens.scroll_info(key))
+        else {
+            return;
+        };
+        let to = match scrollbar_offset(track, scroll.max_offset_from_bottom, y) {
+            0 => ScrollTo::Bottom,
+            offset => ScrollTo::OffsetFromBottom(offset),
+        };
+        handle.notify(shared.next_request_id(), WorkerRequest::Scroll(to));
     }
 
     fn frame_layout(&self) -> FrameLayout {
@@ -182,6 +220,7 @@ enum Target {
     Agent(usize),
     Tab(usize),
     SidebarEdge,
+    Scrollbar { pane_id: String, track: Rect },
     Split(PaneLayoutSplit),
     Pane { pane_id: String, content: Rect },
     Nothing,
