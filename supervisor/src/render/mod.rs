@@ -41,12 +41,12 @@ mod tests_scroll;
 pub use chrome::{FrameLayout, SidebarMode};
 pub use compose::{Frame, compose};
 pub use diff::{diff_frames, encode_ansi};
-pub use hit::{Hit, hit_test, scrollbar_offset, split_path, split_ratio_at};
-pub use overlay::{ToastView, draw_help, draw_toast};
 pub use herdr_protocol::grid::{
     CellAttrs, CellUpdate, CursorPlacement, CursorShape, FrameUpdate, GridCell, GridColor, PaneGrid,
     WireColor,
 };
+pub use hit::{Hit, hit_test, scrollbar_offset, split_path, split_ratio_at};
+pub use overlay::{ToastView, draw_help, draw_toast};
 pub use status::{StatusStyle, status_glyph};
 pub use theme::{Theme, ThemeColors, parse_color};
 pub use view::{AgentView, ModeBadge, PaneView, RenderOptions, TabView, ViewModel, WorkspaceView};
