@@ -81,7 +81,9 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
         help: false,
     });
     let (control, control_rx) = mpsc::unbounded_channel();
-    let mut paint = tokio::spawn(paint::run(hub.clone(), id, encoding, view_rx, control_rx, writer));
+    let (typed, typed_rx) = watch::channel(None);
+    let channels = paint::Channels { view: view_rx, control: control_rx, typed: typed_rx };
+    let mut paint = tokio::spawn(paint::run(hub.clone(), id, encoding, channels, writer));
     let mut conn = Connection {
         hub: hub.clone(),
         id,
@@ -90,6 +92,7 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
         decoder: InputDecoder::new(),
         drag: None,
         control,
+        typed,
         config: hub.shared.screens.watch_config(),
     };
     let end = conn.read_loop(reader, frames, &mut paint).await;
@@ -151,6 +154,8 @@ struct Connection {
     decoder: InputDecoder,
     /// Messages for the client that are not paints (mouse capture after a reload, goodbye).
     control: mpsc::UnboundedSender<ServerToClient>,
+    /// When this client last sent input to the focused pane (its echo is painted at once).
+    typed: watch::Sender<Option<tokio::time::Instant>>,
     /// The config in force: a reload swaps the keymap's bindings and mouse capture.
     config: watch::Receiver<Arc<crate::config::Config>>,
     /// What the held mouse button is dragging.
@@ -312,6 +317,7 @@ impl Connection {
         let shared = &self.hub.shared;
         let focused = shared.session().focused_pane();
         if let Some(handle) = focused.and_then(|key| shared.pane_handle(key)) {
+            self.typed.send_replace(Some(tokio::time::Instant::now()));
             handle.notify(shared.next_request_id(), request);
         }
     }

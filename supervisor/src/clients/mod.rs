@@ -61,6 +61,8 @@ pub struct Screens {
     grids: Mutex<HashMap<PaneKey, PaneGrid>>,
     /// How far each mirrored pane is scrolled back (its scrollbar), from the same damage.
     scrolls: Mutex<HashMap<PaneKey, ScrollPosition>>,
+    /// How many times each mirrored grid changed, so a paint task can tell whose grid moved.
+    changes: Mutex<HashMap<PaneKey, u64>>,
     dirty: watch::Sender<u64>,
     /// The UI config in force; replaced by a reload, watched by connections (keymap, mouse).
     config: watch::Sender<Arc<Config>>,
@@ -75,6 +77,7 @@ impl Default for Screens {
         Screens {
             grids: Mutex::new(HashMap::new()),
             scrolls: Mutex::new(HashMap::new()),
+            changes: Mutex::new(HashMap::new()),
             dirty: watch::channel(0).0,
             config: watch::channel(Arc::new(Config::default())).0,
             alerts: broadcast::channel(16).0,
@@ -91,7 +94,7 @@ impl Screens {
     /// Stores a pane's current grid and wakes the paint tasks.
     pub fn set_grid(&self, key: PaneKey, grid: PaneGrid) {
         self.grids().insert(key, grid);
-        self.mark_dirty();
+        self.grid_changed(key);
     }
 
     /// Applies a worker's damage to the pane's mirrored grid: a full frame replaces it, changed
@@ -100,8 +103,22 @@ impl Screens {
     pub fn apply_damage(&self, key: PaneKey, damage: GridDamage) {
         self.scrolls().insert(key, damage.scroll);
         if apply_damage(&mut self.grids(), key, damage) {
-            self.mark_dirty();
+            self.grid_changed(key);
         }
+    }
+
+    fn grid_changed(&self, key: PaneKey) {
+        let mut changes = self.changes.lock().unwrap_or_else(PoisonError::into_inner);
+        let n = changes.entry(key).or_default();
+        *n = n.wrapping_add(1);
+        drop(changes);
+        self.mark_dirty();
+    }
+
+    /// A counter that moves whenever `key`'s mirrored grid changes.
+    fn grid_changes(&self, key: PaneKey) -> u64 {
+        let changes = self.changes.lock().unwrap_or_else(PoisonError::into_inner);
+        changes.get(&key).copied().unwrap_or_default()
     }
 
     /// Forgets a closed pane's grid.

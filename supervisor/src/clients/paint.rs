@@ -37,6 +37,8 @@ use crate::state::Shared;
 
 /// At most one paint per this long (about 120 per second).
 pub(super) const FRAME_INTERVAL: Duration = Duration::from_millis(8);
+/// How long after a keystroke a change of the focused pane still counts as its echo.
+const ECHO_WINDOW: Duration = Duration::from_millis(250);
 /// How long a toast stays on screen.
 pub(super) const TOAST_DURATION: Duration = Duration::from_secs(4);
 
@@ -61,14 +63,56 @@ struct Toast {
     until: Instant,
 }
 
+/// What the client's connection tells its paint task.
+pub(super) struct Channels {
+    pub view: watch::Receiver<View>,
+    /// Messages that are not paints, sent in order.
+    pub control: mpsc::UnboundedReceiver<ServerToClient>,
+    /// When the client last sent input to the focused pane.
+    pub typed: watch::Receiver<Option<Instant>>,
+}
+
+/// Tells a keystroke's echo apart from other screen changes: the first change of the focused
+/// pane after this client's input is painted at once instead of waiting for the next frame slot,
+/// so a flooding neighbour pane does not delay typing; every other change keeps the coalescing.
+#[derive(Debug, Default)]
+struct Echo {
+    /// The input whose echo has been painted.
+    answered: Option<Instant>,
+    /// The focused pane and its grid's change count as of the last paint.
+    painted: Option<(PaneKey, u64)>,
+}
+
+impl Echo {
+    /// The focused pane and its grid's change count now.
+    fn focus(shared: &Shared) -> Option<(PaneKey, u64)> {
+        let key = shared.session().focused_pane()?;
+        Some((key, shared.screens.grid_changes(key)))
+    }
+
+    /// The focused pane changed since the last paint, after input whose echo is not painted yet.
+    fn due(&self, typed: Option<Instant>, focus: Option<(PaneKey, u64)>) -> bool {
+        let Some(at) = typed else { return false };
+        self.answered != Some(at) && at.elapsed() < ECHO_WINDOW && focus.is_some() && focus != self.painted
+    }
+
+    /// A paint showed the focused pane as `focus`; a change in it answers the latest input.
+    fn painted(&mut self, typed: Option<Instant>, focus: Option<(PaneKey, u64)>) {
+        if focus != self.painted {
+            self.answered = typed;
+        }
+        self.painted = focus;
+    }
+}
+
 pub(super) async fn run(
     hub: Arc<Hub>,
     id: ClientId,
     encoding: Encoding,
-    mut view: watch::Receiver<View>,
-    mut control: mpsc::UnboundedReceiver<ServerToClient>,
+    channels: Channels,
     mut writer: OwnedWriteHalf,
 ) {
+    let Channels { mut view, mut control, typed } = channels;
     let shared = hub.shared.clone();
     let mut events = shared.hub.watch();
     let mut dirty = shared.screens.watch();
@@ -79,11 +123,20 @@ pub(super) async fn run(
     let mut last: Option<Frame> = None;
     let mut last_paint: Option<Instant> = None;
     let mut needs_paint = true;
+    let mut echo = Echo::default();
     loop {
         if needs_paint {
             if let Some(at) = last_paint {
-                tokio::time::sleep_until(at + FRAME_INTERVAL).await;
+                // Wait for the frame slot, unless a keystroke's echo shows up meanwhile.
+                while !echo.due(*typed.borrow(), Echo::focus(&shared)) {
+                    tokio::select! {
+                        () = tokio::time::sleep_until(at + FRAME_INTERVAL) => break,
+                        changed = dirty.changed() => if changed.is_err() { break },
+                    }
+                }
             }
+            let typed_at = *typed.borrow();
+            let focus = Echo::focus(&shared);
             // Everything up to here is in this paint; later changes wake the loop again.
             events.borrow_and_update();
             dirty.borrow_and_update();
@@ -102,6 +155,7 @@ pub(super) async fn run(
                 last_paint = Some(Instant::now());
             }
             last = Some(frame);
+            echo.painted(typed_at, focus);
             needs_paint = false;
         }
         tokio::select! {
