@@ -5,7 +5,7 @@
 //! supervisor, so this stays thin; `prefix+q` there detaches.
 //!
 //! Desktop notifications the supervisor sends are written as OSC 9 or handed to the desktop
-//! notifier ([`notify`]). Not here: starting a supervisor (the CLI does that), sounds, clipboard and
+//! notifier (the `notify` module). Not here: starting a supervisor (the CLI does that), sounds, clipboard and
 //! kitty keyboard negotiation (later work). The terminal is restored on every exit path:
 //! detach, server gone, errors, and panics (a panic hook restores before the message prints).
 
