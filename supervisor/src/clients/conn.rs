@@ -96,12 +96,19 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
         config: hub.shared.screens.watch_config(),
     };
     let end = conn.read_loop(reader, frames, &mut paint).await;
-    if let ReadEnd::Close(reason) = &end {
-        let _ = conn.control.send(ServerToClient::Shutdown { reason: reason.clone() });
-    }
-    drop(conn);
-    if !matches!(end, ReadEnd::PaintEnded) {
-        let _ = tokio::time::timeout(FAREWELL_TIMEOUT, paint).await;
+    match &end {
+        ReadEnd::Close(reason) => {
+            // The connection stays alive until the paint task has said goodbye: dropping it first
+            // closes the view channel, and the paint task may see that before the queued farewell.
+            let _ = conn.control.send(ServerToClient::Shutdown { reason: reason.clone() });
+            let _ = tokio::time::timeout(FAREWELL_TIMEOUT, paint).await;
+            drop(conn);
+        }
+        ReadEnd::PaintEnded => drop(conn),
+        _ => {
+            drop(conn);
+            let _ = tokio::time::timeout(FAREWELL_TIMEOUT, paint).await;
+        }
     }
     let (foreground_moved, last) = {
         let mut registry = hub.registry();
