@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use herdr_protocol::api::SessionSnapshot;
 use herdr_protocol::client::{Encoding, NotifyVia, ServerToClient, ShutdownReason};
+use ratatui_core::buffer::Buffer;
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
@@ -29,8 +30,8 @@ use super::notify::{Alert, Delivery};
 use super::registry::ClientId;
 use super::visibility;
 use crate::render::{
-    Frame, FrameLayout, ModeBadge, RenderOptions, ToastView, ViewModel, compose, diff_frames, draw_help,
-    draw_toast,
+    Frame, FrameLayout, ModeBadge, RenderOptions, ToastView, ViewModel, compose_reusing, diff_frames,
+    draw_help, draw_toast,
 };
 use crate::session::{Effects, PaneKey};
 use crate::state::Shared;
@@ -121,6 +122,8 @@ pub(super) async fn run(
     let mut alerts = shared.screens.subscribe_alerts();
     let mut toast: Option<Toast> = None;
     let mut last: Option<Frame> = None;
+    // The frame before `last`, whose buffer the next paint draws into.
+    let mut spare: Option<Buffer> = None;
     let mut last_paint: Option<Instant> = None;
     let mut needs_paint = true;
     let mut echo = Echo::default();
@@ -143,7 +146,7 @@ pub(super) async fn run(
             foreground.borrow_and_update();
             let current = *view.borrow_and_update();
             toast = toast.filter(|t| t.until > Instant::now());
-            let frame = paint_frame(&hub, id, current, toast.as_ref());
+            let frame = paint_frame(&hub, id, current, toast.as_ref(), spare.take());
             if let Some(update) = diff_frames(last.as_ref(), &frame) {
                 let msg = match encoding {
                     Encoding::CellDiff => ServerToClient::Frame(update),
@@ -154,7 +157,7 @@ pub(super) async fn run(
                 }
                 last_paint = Some(Instant::now());
             }
-            last = Some(frame);
+            spare = last.replace(frame).map(|old| old.buffer);
             echo.painted(typed_at, focus);
             needs_paint = false;
         }
@@ -242,8 +245,8 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
 
 /// Composes the client's frame; for the foreground client, first makes the session's area and
 /// content inset match it. Then syncs which panes' workers send damage.
-fn paint_frame(hub: &Hub, id: ClientId, view: View, toast: Option<&Toast>) -> Frame {
-    let mut frame = paint_panes(hub, id, view);
+fn paint_frame(hub: &Hub, id: ClientId, view: View, toast: Option<&Toast>, spare: Option<Buffer>) -> Frame {
+    let mut frame = paint_panes(hub, id, view, spare);
     let config = hub.config();
     let colors = &config.theme().colors;
     let screen = frame.buffer.area;
@@ -257,10 +260,10 @@ fn paint_frame(hub: &Hub, id: ClientId, view: View, toast: Option<&Toast>) -> Fr
     frame
 }
 
-fn paint_panes(hub: &Hub, id: ClientId, view: View) -> Frame {
+fn paint_panes(hub: &Hub, id: ClientId, view: View, spare: Option<Buffer>) -> Frame {
     let shared = &hub.shared;
     let (snapshot, panes) = capture(shared);
-    let frame = compose_view(hub, view, &snapshot, &panes);
+    let frame = compose_view(hub, view, &snapshot, &panes, spare);
     if !hub.registry().is_foreground(id) {
         visibility::sync(hub, &snapshot, &panes);
         return frame;
@@ -283,7 +286,7 @@ fn paint_panes(hub: &Hub, id: ClientId, view: View) -> Frame {
         Some(effects) => {
             shared.apply(effects);
             let (snapshot, panes) = capture(shared);
-            (compose_view(hub, view, &snapshot, &panes), snapshot, panes)
+            (compose_view(hub, view, &snapshot, &panes, None), snapshot, panes)
         }
         None => (frame, snapshot, panes),
     };
@@ -316,7 +319,13 @@ pub(super) fn render_options(hub: &Hub, view: &View) -> RenderOptions {
     options
 }
 
-fn compose_view(hub: &Hub, view: View, snapshot: &SessionSnapshot, panes: &[(PaneKey, String)]) -> Frame {
+fn compose_view(
+    hub: &Hub,
+    view: View,
+    snapshot: &SessionSnapshot,
+    panes: &[(PaneKey, String)],
+    spare: Option<Buffer>,
+) -> Frame {
     let config = hub.config();
     let options = render_options(hub, &view);
     hub.shared.screens.with_grids(|grids| {
@@ -330,6 +339,6 @@ fn compose_view(hub: &Hub, view: View, snapshot: &SessionSnapshot, panes: &[(Pan
                 pane.scroll = hub.shared.screens.scroll(*key);
             }
         }
-        compose(&model, &options, config.theme(), view.cols, view.rows)
+        compose_reusing(spare, &model, &options, config.theme(), view.cols, view.rows)
     })
 }

@@ -25,8 +25,34 @@ pub struct Frame {
 /// Composes the frame a `cols` × `rows` client sees of `view`. Never panics on tiny sizes: a
 /// zero-sized terminal gets an empty frame.
 pub fn compose(view: &ViewModel<'_>, options: &RenderOptions, theme: &Theme, cols: u16, rows: u16) -> Frame {
+    compose_into(Buffer::empty(Rect::new(0, 0, cols, rows)), view, options, theme)
+}
+
+/// [`compose`] into `spare`, a frame buffer that is no longer needed: its cells are blanked and
+/// reused when it has this size (cheaper than a fresh buffer for every paint).
+pub fn compose_reusing(
+    spare: Option<Buffer>,
+    view: &ViewModel<'_>,
+    options: &RenderOptions,
+    theme: &Theme,
+    cols: u16,
+    rows: u16,
+) -> Frame {
+    let area = Rect::new(0, 0, cols, rows);
+    let buffer = match spare {
+        Some(mut buffer) if buffer.area == area => {
+            buffer.reset();
+            buffer
+        }
+        _ => Buffer::empty(area),
+    };
+    compose_into(buffer, view, options, theme)
+}
+
+/// Composes onto `buffer`, blank and of the client's size.
+fn compose_into(mut buffer: Buffer, view: &ViewModel<'_>, options: &RenderOptions, theme: &Theme) -> Frame {
+    let (cols, rows) = (buffer.area.width, buffer.area.height);
     let layout = FrameLayout::compute(cols, rows, view.tabs.len(), options);
-    let mut buffer = Buffer::empty(Rect::new(0, 0, cols, rows));
     if cols == 0 || rows == 0 {
         return Frame { buffer, cursor: None, layout };
     }

@@ -39,7 +39,7 @@ mod tests_hit;
 mod tests_scroll;
 
 pub use chrome::{FrameLayout, SidebarMode};
-pub use compose::{Frame, compose};
+pub use compose::{Frame, compose, compose_reusing};
 pub use diff::{diff_frames, encode_ansi};
 pub use herdr_protocol::grid::{
     CellAttrs, CellUpdate, CursorPlacement, CursorShape, FrameUpdate, GridCell, GridColor, PaneGrid,

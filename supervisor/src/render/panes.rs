@@ -2,7 +2,7 @@
 //! its mirrored grid blitted inside, wide characters included.
 
 use herdr_protocol::api::PaneLayoutSnapshot;
-use ratatui_core::buffer::Buffer;
+use ratatui_core::buffer::{Buffer, Cell};
 use ratatui_core::layout::Rect;
 use ratatui_core::style::{Modifier, Style};
 use ratatui_core::text::Line;
@@ -13,7 +13,7 @@ use super::compose::put_line;
 use super::grid::{attrs_to_modifier, color_to_ratatui};
 use super::theme::ThemeColors;
 use super::view::{PaneView, RenderOptions, ViewModel};
-use herdr_protocol::grid::{CursorPlacement, PaneGrid};
+use herdr_protocol::grid::{CellAttrs, CursorPlacement, GridColor, PaneGrid};
 use herdr_protocol::ipc::ScrollPosition;
 
 /// Box-drawing sets: `[top-left, top-right, bottom-left, bottom-right, horizontal, vertical]`.
@@ -119,13 +119,25 @@ fn blit(buf: &mut Buffer, content: Rect, grid: &PaneGrid) {
             if cell.text.is_empty() {
                 continue;
             }
+            let target = &mut buf[(content.x + x, content.y + y)];
+            // Most of a screen is default blanks over a blank frame: nothing to write (this
+            // runs for every cell of every pane on every paint).
+            let default_blank = cell.text == " "
+                && cell.fg == GridColor::Default
+                && cell.bg == GridColor::Default
+                && cell.attrs == CellAttrs::default();
+            if default_blank && *target == Cell::EMPTY {
+                continue;
+            }
             let style = Style::new()
                 .fg(color_to_ratatui(cell.fg))
                 .bg(color_to_ratatui(cell.bg))
                 .add_modifier(attrs_to_modifier(cell.attrs));
-            let wide = cell.text.width() > 1;
-            let clean = !cell.text.contains(char::is_control);
-            let target = &mut buf[(content.x + x, content.y + y)];
+            let (wide, clean) = match cell.text.as_bytes() {
+                // Printable ASCII, the common case, without the Unicode tables.
+                [b] if (0x20..0x7f).contains(b) => (false, true),
+                _ => (cell.text.width() > 1, !cell.text.contains(char::is_control)),
+            };
             if !clean || (wide && x + 1 >= cols) {
                 target.set_symbol(" ").set_style(style);
             } else {
