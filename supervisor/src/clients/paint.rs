@@ -276,6 +276,9 @@ fn paint_panes(hub: &Hub, id: ClientId, view: View, spare: Option<Buffer>) -> Fr
         if session.content_inset() != inset {
             effects.get_or_insert_with(Default::default).merge(session.set_content_inset(inset));
         }
+        if session.single_view() != frame.layout.mobile {
+            effects.get_or_insert_with(Default::default).merge(session.set_single_view(frame.layout.mobile));
+        }
         let usable = area.width >= 2 && area.height >= 2;
         if usable && session.area() != (area.width, area.height) {
             effects.get_or_insert_with(Default::default).merge(session.set_area(area.width, area.height));

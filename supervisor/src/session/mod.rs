@@ -259,6 +259,16 @@ impl Session {
         self.content_inset
     }
 
+    /// The foreground client shows one pane at a time (the mobile layout): size each tab's focused
+    /// program to the whole area. Pane rects (`pane.layout`) and zoom are unchanged.
+    pub fn set_single_view(&mut self, on: bool) -> Effects {
+        self.observed(|s, _| s.single_view = on)
+    }
+
+    pub fn single_view(&self) -> bool {
+        self.single_view
+    }
+
     /// Cells a tab currently has: `(cols, rows)`.
     pub fn area(&self) -> (u16, u16) {
         (self.area.width, self.area.height)

@@ -92,6 +92,9 @@ pub struct Session {
     /// Cells the client's pane boxes take on every side of a pane: its program's terminal is the
     /// pane's rect shrunk by this much (0 headless or without borders).
     pub(super) content_inset: u16,
+    /// The foreground client shows one pane per tab (the mobile layout): each tab's focused
+    /// program is sized to the whole area, as if zoomed, without changing the tab's zoom.
+    pub(super) single_view: bool,
 }
 
 /// Where a pane is: workspace and tab indices (valid until the next structural change).
@@ -140,6 +143,7 @@ impl Session {
             client_focused: false,
             agent_view: None,
             content_inset: 0,
+            single_view: false,
         }
     }
 
@@ -214,7 +218,10 @@ impl Session {
         let mut sizes = HashMap::new();
         for wi in 0..self.workspaces.len() {
             for ti in 0..self.workspaces[wi].tabs.len() {
-                for (key, rect) in self.effective_rects(Loc { wi, ti }) {
+                let loc = Loc { wi, ti };
+                let shown_alone = self.single_view.then(|| self.tab(loc).focused);
+                for (key, rect) in self.effective_rects(loc) {
+                    let rect = if shown_alone == Some(key) { self.area } else { rect };
                     sizes.insert(key, self.content_size(rect));
                 }
             }

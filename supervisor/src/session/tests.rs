@@ -462,3 +462,22 @@ fn content_inset_sizes_programs_inside_their_boxes() {
     let fx = s.set_content_inset(0);
     assert_eq!(fx.resizes, vec![(p1, 120, 40), (p2, 60, 40)]);
 }
+
+#[test]
+fn single_view_sizes_the_focused_program_to_the_whole_area() {
+    let mut s = one_workspace();
+    let p1 = key(&s, "w1:p1");
+    let (_, _) = call(&mut s, "pane.split", json!({"direction": "right"}));
+    let p2 = key(&s, "w1:p2");
+    // The mobile layout shows the focused pane alone: its program gets the whole area.
+    let fx = s.set_single_view(true);
+    assert_eq!(fx.resizes, vec![(p1, 120, 40)]);
+    // Focus moves: the newly shown program grows, the other goes back to its split size.
+    let (_, fx) = call(&mut s, "pane.focus", json!({"pane_id": "w1:p2"}));
+    assert_eq!(fx.resizes, vec![(p1, 60, 40), (p2, 120, 40)]);
+    // Pane rects stay the split's.
+    let (r, _) = call(&mut s, "pane.layout", json!({}));
+    assert_eq!(r["layout"]["panes"][1]["rect"]["width"], 60);
+    let fx = s.set_single_view(false);
+    assert_eq!(fx.resizes, vec![(p2, 60, 40)]);
+}
