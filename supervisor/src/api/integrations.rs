@@ -47,14 +47,10 @@ fn answer(outcome: Result<IntegrationResult, herdr_integrations::Error>) -> Resu
     let result = outcome.map_err(|e| ApiError::new(e.code(), e.to_string()))?;
     let value = serde_json::to_value(&result)
         .map_err(|e| ApiError::internal(format!("could not encode the integration result: {e}")))?;
-    ApiResult::deserialize(&value).map_err(|_| {
-        // The action itself was carried out; only its answer has no API result variant yet.
-        let kind = value.get("type").and_then(serde_json::Value::as_str).unwrap_or("integration");
-        ApiError::new(
-            "not_implemented",
-            format!("the {kind} result is not part of herdr-protocol's ApiResult yet"),
-        )
-        .into()
+    ApiResult::deserialize(&value).map_err(|e| {
+        // The action itself was carried out; its answer does not fit the protocol's result shape,
+        // which the schema tests on both sides rule out.
+        ApiError::internal(format!("the integration result does not match the protocol: {e}")).into()
     })
 }
 
