@@ -5,10 +5,12 @@
 //! supervisor, so this stays thin; `prefix+q` there detaches.
 //!
 //! Desktop notifications the supervisor sends are written as OSC 9 or handed to the desktop
-//! notifier (the `notify` module). Not here: starting a supervisor (the CLI does that), sounds, clipboard and
-//! kitty keyboard negotiation (later work). The terminal is restored on every exit path:
+//! notifier (the `notify` module). Copies arrive as OSC 52 for the
+//! terminal's clipboard (the `clipboard` module). Not here: starting a supervisor (the CLI does
+//! that), sounds. The terminal is restored on every exit path:
 //! detach, server gone, errors, and panics (a panic hook restores before the message prints).
 
+mod clipboard;
 mod link;
 mod notify;
 mod pump;

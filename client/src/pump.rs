@@ -13,7 +13,7 @@ use signal_hook::iterator::Signals;
 
 use crate::link::{Link, Writer};
 use crate::{AttachError, ExitReason};
-use crate::{notify, terminal};
+use crate::{clipboard, notify, terminal};
 
 type SharedWriter = Arc<Mutex<Writer>>;
 
@@ -95,6 +95,7 @@ fn paint(link: &mut Link, terminal_closed: &AtomicBool) -> Result<ExitReason, At
             ServerToClient::Frame(update) => update.to_ansi(),
             ServerToClient::Ansi(bytes) => bytes,
             ServerToClient::Bell => b"\x07".to_vec(),
+            ServerToClient::Clipboard(text) => clipboard::osc52(&text),
             ServerToClient::MouseCapture { enabled } => terminal::mouse_capture(enabled),
             ServerToClient::Notify { title, body, via: NotifyVia::Terminal } => {
                 notify::osc9(&title, body.as_deref(), std::env::var_os("TMUX").is_some())

@@ -308,6 +308,12 @@ impl Pane {
                 Ok(_) => WorkerResponse::Ok,
                 Err(err) => error("internal_error", format!("could not handle the mouse: {err}")),
             },
+            // Placeholders until copy mode and key re-encoding land (same commit series).
+            WorkerRequest::Copy(_) => error("internal_error", "copy mode is not built yet".to_owned()),
+            WorkerRequest::TypeKey { bytes, .. } => {
+                self.scroll_to(ScrollTo::Bottom)?;
+                self.send_input(&bytes)
+            }
             WorkerRequest::Scroll(to) => {
                 self.respond(id, WorkerResponse::Ok)?;
                 return self.scroll_to(to);

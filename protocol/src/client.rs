@@ -23,7 +23,7 @@ use crate::grid::FrameUpdate;
 
 /// Bumped whenever any type in this module (or in [`crate::grid`]) changes shape. Client and
 /// supervisor must match exactly: there is no negotiation.
-pub const CLIENT_PROTOCOL_VERSION: u32 = 2;
+pub const CLIENT_PROTOCOL_VERSION: u32 = 3;
 
 /// How the client wants paints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -66,6 +66,9 @@ pub enum ServerToClient {
     /// `"system"`): the client writes it to its terminal as OSC 9, or hands it to the desktop's
     /// notifier, because only the client runs where the user sits.
     Notify { title: String, body: Option<String>, via: NotifyVia },
+    /// Put this text on the system clipboard: the client writes OSC 52 to its terminal (wrapped
+    /// for tmux's passthrough only when tmux does not handle OSC 52 itself).
+    Clipboard(String),
     /// The supervisor ends this client's connection (`reason` is for the user).
     Shutdown { reason: ShutdownReason },
 }

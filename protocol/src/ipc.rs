@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::grid::{CursorPlacement, GridCell};
 
 /// Bumped whenever any type in this module changes shape.
-pub const IPC_VERSION: u32 = 5;
+pub const IPC_VERSION: u32 = 6;
 
 /// Largest frame either side accepts; a bigger length prefix is a protocol violation.
 pub const MAX_FRAME_LEN: usize = 32 * 1024 * 1024;
@@ -67,6 +67,14 @@ pub enum WorkerRequest {
     /// Named keys (the public key grammar), encoded for the program's keyboard mode. All keys are
     /// validated before anything is written; an unknown key answers `invalid_key`.
     SendKeys(Vec<String>),
+    /// A key the user typed: `bytes` exactly as their terminal sent it, `key` the same key in
+    /// the public key grammar (`ctrl+shift+a`, `enter`). The worker writes `bytes` unchanged,
+    /// unless the program asked for a keyboard mode (kitty keyboard flags, modifyOtherKeys) in
+    /// which `key` encodes differently from a legacy terminal: then it writes that encoding.
+    TypeKey {
+        bytes: Vec<u8>,
+        key: String,
+    },
     /// `text` wrapped in bracketed paste iff the program enabled it, then `keys`.
     SendInput {
         text: Option<String>,
@@ -106,6 +114,121 @@ pub enum WorkerRequest {
     Mouse(PaneMouse),
     /// Moves the pane's viewport (`pane.scroll`, typing jumps back to the bottom by itself).
     Scroll(ScrollTo),
+    /// Copy mode and mouse selection over the pane's screen and scrollback. Answered with
+    /// [`WorkerResponse::Copied`] when the request produced text (`Yank`, `SelectFinish`), else
+    /// `Ok`; the new [`CopyView`] arrives in the next [`WorkerEvent::Damage`] (sent at once when
+    /// only the overlay changed), so the overlay always matches the rows it is drawn over.
+    Copy(CopyRequest),
+}
+
+/// What copy mode or a mouse selection does. Copy mode keeps a cursor in the scrollback (screen
+/// coordinates inside the worker, so it stays on its text while output arrives); the viewport
+/// follows the cursor. Viewport coordinates below are 0-based cells of the pane's grid as shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CopyRequest {
+    /// Enter copy mode: the cursor starts where the program's cursor is (in the viewport as shown).
+    Enter,
+    /// Leave copy mode: selection and search cleared, viewport back to the live screen.
+    Leave,
+    Motion(CopyMotion),
+    /// `v` / Space: start a selection at the cursor, or drop the one in progress.
+    ToggleSelection,
+    /// Esc inside copy mode with a selection or search shown: clear them (a second Esc leaves).
+    ClearSelection,
+    /// `/` (forward, toward newer output) or `?` (backward, toward older output): literal, smart
+    /// case (case-insensitive unless the query has an uppercase letter). The cursor moves to the
+    /// match; no match leaves it where it is and the view says so.
+    Search {
+        query: String,
+        backward: bool,
+    },
+    /// `n` (`reverse` false: the last search's direction) / `N` (the opposite one).
+    SearchAgain {
+        reverse: bool,
+    },
+    /// `y` / Enter: answers [`WorkerResponse::Copied`] with the selection's text (the cursor's
+    /// line when nothing is selected) and leaves copy mode.
+    Yank,
+    /// Mouse: a left press at a viewport cell anchors a new selection (clearing any old one).
+    SelectStart {
+        col: u16,
+        row: u16,
+    },
+    /// Mouse: a drag extends the selection to this viewport cell. A drag above or below the
+    /// viewport scrolls it by a row.
+    SelectExtend {
+        col: u16,
+        row: u16,
+    },
+    /// Mouse: a double-click selects the word under this viewport cell.
+    SelectWord {
+        col: u16,
+        row: u16,
+    },
+    /// Mouse: the button was released. Answers [`WorkerResponse::Copied`] with the selected text
+    /// (or `Ok` when the selection is empty, a click without a drag). The selection stays shown
+    /// until `SelectClear` or the next `SelectStart`.
+    SelectFinish,
+    /// Drop a mouse selection (a click elsewhere, typing).
+    SelectClear,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CopyMotion {
+    Left,
+    Down,
+    Up,
+    Right,
+    /// `w` / `b` / `e`: vi words (letters, digits, `_`; runs of other punctuation are words too).
+    WordForward,
+    WordBackward,
+    WordEnd,
+    /// `W` / `B` / `E`: whitespace-separated words.
+    BigWordForward,
+    BigWordBackward,
+    BigWordEnd,
+    /// `0`, `^`, `$`.
+    LineStart,
+    FirstNonBlank,
+    LineEnd,
+    /// `{` / `}`: the previous / next blank line.
+    ParagraphBackward,
+    ParagraphForward,
+    /// PgUp / ctrl+b, PgDn / ctrl+f: a viewport height.
+    PageUp,
+    PageDown,
+    /// ctrl+u / ctrl+d: half a viewport.
+    HalfPageUp,
+    HalfPageDown,
+    /// `g` / `G`: the oldest history row / the live screen's last row.
+    Top,
+    Bottom,
+    /// `H` / `M` / `L`: the viewport's top, middle and bottom rows.
+    ViewportTop,
+    ViewportMiddle,
+    ViewportBottom,
+}
+
+/// The copy overlay a compositor draws over a pane, in viewport coordinates.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CopyView {
+    /// Copy mode's cursor; `None` outside copy mode (a mouse selection alone), or when the cursor
+    /// is outside the viewport.
+    pub cursor: Option<(u16, u16)>,
+    /// Copy mode is on (the cursor may be scrolled out of view).
+    pub active: bool,
+    /// The selected cells: from `start` to `end` inclusive in reading order, `(col, row)`,
+    /// clipped to the viewport (a selection starting above the view starts at `(0, 0)`).
+    pub selection: Option<((u16, u16), (u16, u16))>,
+    /// The last search and whether it found anything.
+    pub search: Option<CopySearch>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CopySearch {
+    pub query: String,
+    pub backward: bool,
+    pub found: bool,
 }
 
 /// One mouse event in the pane's grid cells (0-based, already relative to the program's grid).
@@ -226,6 +349,8 @@ pub enum WorkerResponse {
     ProcessInfo(ProcessInfo),
     /// `agent.explain` evidence as JSON text (bincode cannot carry a `serde_json::Value`).
     Explain(String),
+    /// Text copied by a [`CopyRequest`] (yank, end of a mouse selection).
+    Copied(String),
     /// A public API error (`code` is one of the reference's codes, e.g. `invalid_key`).
     Error {
         code: String,
@@ -294,6 +419,8 @@ pub struct GridDamage {
     pub modes: PaneModes,
     /// Where the viewport is; rows show the scrolled-back view while `offset_from_bottom > 0`.
     pub scroll: ScrollPosition,
+    /// Copy mode / mouse selection overlay for these rows (`None`: nothing to draw).
+    pub copy: Option<CopyView>,
 }
 
 /// Terminal modes the compositor and keymap care about.

@@ -85,7 +85,7 @@ impl ScreenReader {
         self.last_cursor = Some(cursor);
         self.last_modes = modes;
         self.last_scroll = scroll;
-        Ok(Some(GridDamage { cols, rows, full, lines, cursor, modes, scroll }))
+        Ok(Some(GridDamage { cols, rows, full, lines, cursor, modes, scroll, copy: None }))
     }
 }
 
