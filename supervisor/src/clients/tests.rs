@@ -176,6 +176,7 @@ fn damage_builds_the_mirrored_grid() {
         cursor,
         modes: PaneModes::default(),
         scroll: Default::default(),
+        copy: None,
     };
     // Rows before any full frame are dropped: there is nothing to apply them to.
     screens.apply_damage(key, damage(false, vec![(0, vec![cell("x")])], 3));
