@@ -11,6 +11,7 @@
 //! `cwd` / `osc` (pure rules), `procinfo` (`/proc`), `detection` (agent identity and screen state,
 //! driving `herdr-manifests`), `pane` (the event loop and request handlers).
 
+pub mod copy;
 pub mod cwd;
 pub mod detection;
 pub mod engine;
