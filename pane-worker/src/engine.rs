@@ -12,7 +12,7 @@ use herdr_protocol::ipc::{GridDamage, ReadFormat, ReadOutput, ReadSource, ReadSp
 use libghostty_vt::{
     Terminal, TerminalOptions,
     fmt::{Format, Formatter, FormatterOptions},
-    key::{Action, Encoder, Event, Key, Mods},
+    key::{Action, Encoder, Event, Key, KittyKeyFlags, Mods},
     selection::Selection,
     terminal::{
         ConformanceLevel, DeviceAttributeFeature, DeviceAttributes, DeviceType, Mode, ModeKind, Point,
@@ -21,9 +21,11 @@ use libghostty_vt::{
     },
 };
 
+mod copy;
 mod damage;
 mod pointer;
 
+pub use copy::CopyOutcome;
 pub use pointer::MouseEffect;
 
 use crate::{
@@ -95,6 +97,8 @@ pub struct Engine {
     screen: Option<damage::ScreenReader>,
     mouse_encoder: pointer::MouseEncoder,
     mouse_event: pointer::MouseEvent,
+    /// Copy mode / mouse selection (empty when neither is on).
+    copy: copy::CopySession,
 }
 
 impl std::fmt::Debug for Engine {
@@ -138,6 +142,7 @@ impl Engine {
             screen: None,
             mouse_encoder: pointer::MouseEncoder::new()?,
             mouse_event: pointer::MouseEvent::new()?,
+            copy: copy::CopySession::default(),
         })
     }
 
@@ -205,14 +210,15 @@ impl Engine {
 
     /// Screen changes since the last call, for a visible pane: every row when `full` (or on the
     /// first call after [`Engine::stop_damage`]), else the rows that changed, and the cursor and
-    /// modes. `None` when nothing changed.
+    /// modes and the copy overlay. `None` when nothing changed.
     pub fn damage(&mut self, full: bool) -> Result<Option<GridDamage>, EngineError> {
         let scroll = self.scroll_position()?;
+        let copy = self.copy_view()?;
         let reader = match &mut self.screen {
             Some(reader) => reader,
             None => self.screen.insert(damage::ScreenReader::new()?),
         };
-        reader.damage(&self.term, full, scroll)
+        reader.damage(&self.term, full, scroll, copy)
     }
 
     /// The pane is hidden: drop the render state (its copy of the screen) until it shows again.
@@ -286,8 +292,22 @@ impl Engine {
     /// Formats an inclusive row range of the active screen, trailing blank lines removed.
     fn format_rows(&self, range: RowRange, format: ReadFormat, unwrap: bool) -> Result<String, EngineError> {
         let cols = self.term.cols()?;
-        let start = self.term.grid_ref(Point::Screen(PointCoordinate { x: 0, y: range.first }))?;
-        let end = self.term.grid_ref(Point::Screen(PointCoordinate { x: cols - 1, y: range.last }))?;
+        let start = PointCoordinate { x: 0, y: range.first };
+        let end = PointCoordinate { x: cols - 1, y: range.last };
+        self.format_points(start, end, format, unwrap)
+    }
+
+    /// Formats the cells from `start` to `end` (screen coordinates, inclusive, reading order),
+    /// trailing blank lines removed.
+    fn format_points(
+        &self,
+        start: PointCoordinate,
+        end: PointCoordinate,
+        format: ReadFormat,
+        unwrap: bool,
+    ) -> Result<String, EngineError> {
+        let start = self.term.grid_ref(Point::Screen(start))?;
+        let end = self.term.grid_ref(Point::Screen(end))?;
         let selection = Selection::new(start, end, false);
         let emit = match format {
             ReadFormat::Text => Format::Plain,
@@ -308,21 +328,40 @@ impl Engine {
         self.encoder.set_options_from_terminal(&self.term);
         let mut out = Vec::new();
         for combo in keys {
-            describe_press(&mut self.event, combo);
-            // `encode_to_vec` in libghostty-vt 0.2.2 under-reserves when the Vec already holds
-            // bytes, so each press is encoded into its own buffer.
-            let mut buf = [0u8; 64];
-            match self.encoder.encode(&self.event, &mut buf) {
-                Ok(n) => out.extend_from_slice(&buf[..n]),
-                Err(libghostty_vt::Error::OutOfSpace { required }) => {
-                    let mut big = vec![0u8; required];
-                    let n = self.encoder.encode(&self.event, &mut big)?;
-                    out.extend_from_slice(&big[..n]);
-                }
-                Err(err) => return Err(err.into()),
-            }
+            out.extend_from_slice(&self.encode_press(combo)?);
         }
         Ok(out)
+    }
+
+    /// One press of `combo` with the encoder's current options.
+    fn encode_press(&mut self, combo: &KeyCombo) -> Result<Vec<u8>, EngineError> {
+        describe_press(&mut self.event, combo);
+        // `encode_to_vec` in libghostty-vt 0.2.2 under-reserves when the Vec already holds
+        // bytes, so each press is encoded into its own buffer.
+        let mut buf = [0u8; 64];
+        match self.encoder.encode(&self.event, &mut buf) {
+            Ok(n) => Ok(buf[..n].to_vec()),
+            Err(libghostty_vt::Error::OutOfSpace { required }) => {
+                let mut big = vec![0u8; required];
+                let n = self.encoder.encode(&self.event, &mut big)?;
+                big.truncate(n);
+                Ok(big)
+            }
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// What a key the user typed must reach the program as: `Some` with the encoding for the
+    /// program's keyboard mode when kitty keyboard flags or modifyOtherKeys make it differ from
+    /// a legacy terminal's, `None` when the bytes the user's terminal sent are already right.
+    pub fn reencode_typed_key(&mut self, combo: &KeyCombo) -> Result<Option<Vec<u8>>, EngineError> {
+        self.encoder.set_options_from_terminal(&self.term);
+        let moded = self.encode_press(combo)?;
+        // Same cursor-key and keypad modes, minus the two extended keyboard protocols: what a
+        // terminal without them sends for this key.
+        self.encoder.set_kitty_flags(KittyKeyFlags::empty()).set_modify_other_keys_state_2(false);
+        let legacy = self.encode_press(combo)?;
+        Ok((moded != legacy).then_some(moded))
     }
 }
 
@@ -336,6 +375,8 @@ fn describe_press(event: &mut Event<'static>, combo: &KeyCombo) {
     mods.set(Mods::SUPER, combo.mods.super_key);
     let (key, text, unshifted, consumed) = match combo.key {
         KeyName::Char(c) => {
+            // Shift held over a letter types the capital, as a keyboard would (`ctrl+shift+a`).
+            let c = if combo.mods.shift && c.is_ascii_lowercase() { c.to_ascii_uppercase() } else { c };
             let (key, unshifted, needs_shift) = us_layout(c).unwrap_or((Key::Unidentified, c, false));
             if needs_shift {
                 mods |= Mods::SHIFT;

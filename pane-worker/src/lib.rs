@@ -8,8 +8,9 @@
 //!
 //! Modules: `engine` (the only one touching libghostty-vt), `pty` (spawn + raw master I/O),
 //! `program` (pidfd watch, reaping, signals), `link` (frames + fds), `keys` / `reads` / `waits` /
-//! `cwd` / `osc` (pure rules), `procinfo` (`/proc`), `detection` (agent identity and screen state,
-//! driving `herdr-manifests`), `pane` (the event loop and request handlers).
+//! `cwd` / `osc` (pure rules), `copy` (copy mode and mouse selection, pure), `procinfo` (`/proc`),
+//! `detection` (agent identity and screen state, driving `herdr-manifests`), `pane` (the event
+//! loop and request handlers).
 
 pub mod copy;
 pub mod cwd;

@@ -27,6 +27,8 @@ use crate::{
     waits::{LineMatcher, Matched, Waits, Watches},
 };
 
+mod typing;
+
 /// How long a program gets to exit after SIGHUP before SIGKILL.
 const HANGUP_GRACE: Duration = Duration::from_secs(2);
 
@@ -294,8 +296,7 @@ impl Pane {
             },
             WorkerRequest::SendText(text) => self.send_input(text.as_bytes()),
             WorkerRequest::SendBytes(bytes) => {
-                // A person typing wants to see the live screen, not the history they scrolled to.
-                self.scroll_to(ScrollTo::Bottom)?;
+                self.typing_started()?;
                 self.send_input(&bytes)
             }
             WorkerRequest::Mouse(event) => match self.engine.mouse(&event) {
@@ -308,12 +309,8 @@ impl Pane {
                 Ok(_) => WorkerResponse::Ok,
                 Err(err) => error("internal_error", format!("could not handle the mouse: {err}")),
             },
-            // Placeholders until copy mode and key re-encoding land (same commit series).
-            WorkerRequest::Copy(_) => error("internal_error", "copy mode is not built yet".to_owned()),
-            WorkerRequest::TypeKey { bytes, .. } => {
-                self.scroll_to(ScrollTo::Bottom)?;
-                self.send_input(&bytes)
-            }
+            WorkerRequest::Copy(req) => return self.on_copy(id, &req),
+            WorkerRequest::TypeKey { bytes, key } => self.type_key(&bytes, &key)?,
             WorkerRequest::Scroll(to) => {
                 self.respond(id, WorkerResponse::Ok)?;
                 return self.scroll_to(to);

@@ -5,7 +5,7 @@
 //! whether anyone looks (visibility is the supervisor's call).
 
 use herdr_protocol::grid::{CellAttrs, CursorPlacement, CursorShape, GridCell, GridColor};
-use herdr_protocol::ipc::{GridDamage, PaneModes, ScrollPosition};
+use herdr_protocol::ipc::{CopyView, GridDamage, PaneModes, ScrollPosition};
 use libghostty_vt::{
     Terminal,
     render::{CellIteration, CellIterator, CursorVisualStyle, Dirty, RenderState, RowIterator},
@@ -26,6 +26,7 @@ pub(super) struct ScreenReader {
     last_cursor: Option<CursorPlacement>,
     last_modes: PaneModes,
     last_scroll: ScrollPosition,
+    last_copy: Option<CopyView>,
 }
 
 impl ScreenReader {
@@ -37,16 +38,19 @@ impl ScreenReader {
             last_cursor: None,
             last_modes: PaneModes::default(),
             last_scroll: ScrollPosition::default(),
+            last_copy: None,
         })
     }
 
     /// What changed since the last call (every row when `full`, or when the terminal says its
-    /// whole screen changed); `None` when nothing did.
+    /// whole screen changed); `None` when nothing did. A change of the copy overlay alone is a
+    /// change: the compositor must redraw it even when no row changed.
     pub(super) fn damage(
         &mut self,
         term: &Terminal<'static, 'static>,
         full: bool,
         scroll: ScrollPosition,
+        copy: Option<CopyView>,
     ) -> Result<Option<GridDamage>, EngineError> {
         let modes = read_modes(term)?;
         let Self { state, rows: row_iter, cells: cell_iter, .. } = self;
@@ -78,14 +82,16 @@ impl ScreenReader {
         let unchanged = lines.is_empty()
             && self.last_cursor == Some(cursor)
             && self.last_modes == modes
-            && self.last_scroll == scroll;
+            && self.last_scroll == scroll
+            && self.last_copy == copy;
         if unchanged && !full {
             return Ok(None);
         }
         self.last_cursor = Some(cursor);
         self.last_modes = modes;
         self.last_scroll = scroll;
-        Ok(Some(GridDamage { cols, rows, full, lines, cursor, modes, scroll, copy: None }))
+        self.last_copy.clone_from(&copy);
+        Ok(Some(GridDamage { cols, rows, full, lines, cursor, modes, scroll, copy }))
     }
 }
 

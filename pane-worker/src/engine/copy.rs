@@ -1,0 +1,242 @@
+//! Copy mode on the real terminal: the terminal as a `copy::CopyDocument` (rows read cell by
+//! cell in screen coordinates), the copy cursor and selection anchor pinned to their text with
+//! tracked grid references, the viewport following the cursor, and copied text through the same
+//! formatter as reads.
+//!
+//! Keeping positions on their text: libghostty moves a tracked reference with its cell as
+//! output scrolls the screen, reflows it or prunes history. When the history limit prunes the
+//! row a reference was on, the reference loses its value; the position is then clamped to the
+//! oldest row that is left (same column), which is the nearest text that still exists. A switch
+//! to the alternate screen while copy mode is on leaves the references on the primary screen;
+//! positions are clamped to the rows the active screen has.
+//!
+//! Not here: what a request means (`copy`), when the overlay is sent (`pane`).
+
+use std::{cell::RefCell, collections::HashMap, rc::Rc};
+
+use herdr_protocol::ipc::{CopyRequest, CopyView, ReadFormat};
+use libghostty_vt::{
+    Terminal,
+    screen::{CellWide, TrackedGridRef},
+    terminal::{Point, PointCoordinate, PointSpace, ScrollViewport},
+};
+
+use super::{Engine, EngineError};
+use crate::copy::{self, CopyDocument, CopyState, DocRow, Pos};
+
+/// Copy mode's state plus the references that keep its positions on their text.
+#[derive(Default)]
+pub(super) struct CopySession {
+    state: Option<CopyState>,
+    cursor_ref: Option<TrackedGridRef>,
+    anchor_ref: Option<TrackedGridRef>,
+}
+
+/// What a copy request did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CopyOutcome {
+    /// The copied text (yank, end of a mouse selection); never empty.
+    pub text: Option<String>,
+    /// The viewport moved, so the screen shows other rows.
+    pub scrolled: bool,
+}
+
+impl Engine {
+    /// Applies one copy-mode or mouse-selection request.
+    pub fn copy(&mut self, req: &CopyRequest) -> Result<CopyOutcome, EngineError> {
+        self.sync_copy_positions()?;
+        let before = self.scroll_position()?;
+        let applied = {
+            let doc = TermDoc::new(&self.term)?;
+            copy::apply(&mut self.copy.state, req, &doc)
+        };
+        let text = match applied.copy {
+            Some((start, end)) => Some(self.format_span(start, end)?).filter(|t| !t.is_empty()),
+            None => None,
+        };
+        if applied.to_bottom {
+            self.term.scroll_viewport(ScrollViewport::Bottom);
+        } else if let Some(top) = applied.view_top {
+            self.term.scroll_viewport(ScrollViewport::Row(top as usize));
+        }
+        self.pin_copy_positions()?;
+        Ok(CopyOutcome { text, scrolled: self.scroll_position()? != before })
+    }
+
+    /// The overlay for the viewport as it is now; `None` when neither copy mode nor a mouse
+    /// selection is on.
+    pub fn copy_view(&mut self) -> Result<Option<CopyView>, EngineError> {
+        if self.copy.state.is_none() {
+            return Ok(None);
+        }
+        self.sync_copy_positions()?;
+        let doc = TermDoc::new(&self.term)?;
+        Ok(self.copy.state.as_ref().map(|state| copy::view(state, &doc)))
+    }
+
+    /// A mouse selection is shown outside copy mode (typing clears it).
+    pub fn mouse_selection_shown(&self) -> bool {
+        self.copy.state.as_ref().is_some_and(|s| !s.active)
+    }
+
+    /// Copy mode is on.
+    pub fn copy_mode_active(&self) -> bool {
+        self.copy.state.as_ref().is_some_and(|s| s.active)
+    }
+
+    /// Reads the tracked references back into the state's screen coordinates.
+    fn sync_copy_positions(&mut self) -> Result<(), EngineError> {
+        let Some(state) = self.copy.state.as_mut() else { return Ok(()) };
+        let last_row = u32::try_from(self.term.total_rows()?.saturating_sub(1)).unwrap_or(u32::MAX);
+        let cols = self.term.cols()?;
+        let resolve = |tracked: &Option<TrackedGridRef>, old: Pos| -> Result<Pos, EngineError> {
+            let point = match tracked {
+                Some(t) => t.point(PointSpace::Screen)?,
+                None => return Ok(old),
+            };
+            // No value: the row was pruned from the top of history (see the module doc).
+            let (row, col) = point.map_or((0, old.col), |p| (p.y, p.x));
+            Ok(Pos::new(row.min(last_row), col.min(cols.saturating_sub(1))))
+        };
+        state.cursor = resolve(&self.copy.cursor_ref, state.cursor)?;
+        if let Some(anchor) = state.anchor {
+            state.anchor = Some(resolve(&self.copy.anchor_ref, anchor)?);
+        }
+        Ok(())
+    }
+
+    /// Points the tracked references at the state's positions (dropping them when unused, since
+    /// each one costs the terminal bookkeeping on every change).
+    fn pin_copy_positions(&mut self) -> Result<(), EngineError> {
+        let Some(state) = self.copy.state.as_ref() else {
+            self.copy.cursor_ref = None;
+            self.copy.anchor_ref = None;
+            return Ok(());
+        };
+        let (cursor, anchor) = (state.cursor, state.anchor);
+        pin(&mut self.term, &mut self.copy.cursor_ref, Some(cursor))?;
+        pin(&mut self.term, &mut self.copy.anchor_ref, anchor)
+    }
+
+    /// The plain text of an inclusive span of cells: soft-wrapped rows joined, trailing blanks
+    /// trimmed per line, trailing blank lines dropped.
+    fn format_span(&self, start: Pos, end: Pos) -> Result<String, EngineError> {
+        let start = PointCoordinate { x: start.col, y: start.row };
+        let end = PointCoordinate { x: end.col, y: end.row };
+        self.format_points(start, end, ReadFormat::Text, true)
+    }
+}
+
+fn pin(
+    term: &mut Terminal<'static, 'static>,
+    slot: &mut Option<TrackedGridRef>,
+    at: Option<Pos>,
+) -> Result<(), EngineError> {
+    let Some(at) = at else {
+        *slot = None;
+        return Ok(());
+    };
+    let point = Point::Screen(PointCoordinate { x: at.col, y: at.row });
+    match slot {
+        Some(tracked) => {
+            tracked.set(term, point)?;
+        }
+        None => *slot = Some(term.track_grid_ref(point)?),
+    }
+    Ok(())
+}
+
+/// The terminal's active screen as copy mode's document. Rows are read on demand and kept for
+/// the one request this lives for (the terminal does not change meanwhile).
+struct TermDoc<'t> {
+    term: &'t Terminal<'static, 'static>,
+    rows: u32,
+    cols: u16,
+    top: u32,
+    height: u32,
+    cursor: Option<Pos>,
+    cache: RefCell<HashMap<u32, Rc<DocRow>>>,
+}
+
+impl<'t> TermDoc<'t> {
+    fn new(term: &'t Terminal<'static, 'static>) -> Result<Self, EngineError> {
+        let rows = u32::try_from(term.total_rows()?).unwrap_or(u32::MAX).max(1);
+        let height = u32::from(term.rows()?);
+        let top = u32::try_from(term.scrollbar()?.offset).unwrap_or(u32::MAX);
+        let active_top = rows.saturating_sub(height);
+        let cursor_row = active_top + u32::from(term.cursor_y()?);
+        let cursor = (cursor_row >= top && cursor_row < top + height)
+            .then(|| Pos::new(cursor_row, term.cursor_x().unwrap_or(0)));
+        Ok(Self { term, rows, cols: term.cols()?.max(1), top, height, cursor, cache: RefCell::default() })
+    }
+
+    fn read_row(&self, row: u32) -> Result<DocRow, EngineError> {
+        let mut cells = Vec::with_capacity(usize::from(self.cols));
+        let mut wrapped = false;
+        let mut buf = ['\0'; 16];
+        for x in 0..self.cols {
+            let at = self.term.grid_ref(Point::Screen(PointCoordinate { x, y: row }))?;
+            let cell = at.cell()?;
+            if x == 0 {
+                wrapped = at.row()?.is_wrapped()?;
+            }
+            let text = match cell.wide()? {
+                CellWide::SpacerTail => String::new(),
+                CellWide::SpacerHead => " ".to_owned(),
+                CellWide::Narrow | CellWide::Wide if !cell.has_text()? => " ".to_owned(),
+                CellWide::Narrow | CellWide::Wide => match at.graphemes(&mut buf) {
+                    Ok(n) => buf[..n].iter().collect(),
+                    Err(libghostty_vt::Error::OutOfSpace { required }) => {
+                        let mut big = vec!['\0'; required];
+                        let n = at.graphemes(&mut big)?;
+                        big[..n].iter().collect()
+                    }
+                    Err(err) => return Err(err.into()),
+                },
+            };
+            cells.push(text);
+        }
+        Ok(DocRow { cells, wrapped })
+    }
+}
+
+impl CopyDocument for TermDoc<'_> {
+    fn row_count(&self) -> u32 {
+        self.rows
+    }
+
+    fn cols(&self) -> u16 {
+        self.cols
+    }
+
+    fn row(&self, row: u32) -> Rc<DocRow> {
+        if let Some(hit) = self.cache.borrow().get(&row) {
+            return Rc::clone(hit);
+        }
+        let read = if row < self.rows { self.read_row(row) } else { Ok(DocRow::default()) };
+        let read = Rc::new(read.unwrap_or_else(|err| {
+            // A row the terminal cannot hand back reads as blank: motions and search skip it
+            // rather than fail the whole request.
+            log::warn!("copy mode could not read row {row}: {err}");
+            DocRow::default()
+        }));
+        self.cache.borrow_mut().insert(row, Rc::clone(&read));
+        read
+    }
+
+    fn viewport_top(&self) -> u32 {
+        self.top
+    }
+
+    fn viewport_height(&self) -> u32 {
+        self.height
+    }
+
+    fn program_cursor(&self) -> Option<Pos> {
+        self.cursor
+    }
+}
+
+#[cfg(test)]
+#[path = "copy_tests.rs"]
+mod tests;
