@@ -1,0 +1,133 @@
+//! Copy mode, mouse selection and the clipboard in a real terminal: `herdr` runs inside tmux
+//! with `set-clipboard on`, so the OSC 52 the client writes for a copy lands in a tmux paste
+//! buffer the test reads back. Copy mode searches, selects (drawn in the selection colour) and
+//! yanks; a drag and a double-click copy what they select; output keeps arriving meanwhile.
+
+mod support;
+
+use herdr_e2e::{PATIENCE, TestServer, wait_until};
+use serde_json::json;
+use support::{Tmux, boxes_on_top_row, find_on_screen, sgr_mouse};
+
+/// The default theme's `selection_bg` (#45475a) as a true-colour background in `capture-pane -e`.
+const SELECTION_BG: &str = "48;2;69;71;90";
+
+fn last_row(screen: &str) -> &str {
+    screen.lines().last().unwrap_or_default()
+}
+
+/// herdr attached in a fresh tmux whose paste buffers take OSC 52.
+fn attached(server: &TestServer) -> Tmux<'_> {
+    let tmux = Tmux::start(server);
+    tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+    tmux.keys(&["herdr", "Enter"]);
+    tmux.wait_screen("the sidebar and one pane", |s| s.contains("spaces") && boxes_on_top_row(s) == 1);
+    tmux
+}
+
+/// The terminal's cursor cell, where herdr put it.
+fn cursor(tmux: &Tmux<'_>) -> Option<(u16, u16)> {
+    let out = tmux.run(&["display-message", "-p", "-t", "0", "#{cursor_x},#{cursor_y}"]);
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let (x, y) = text.split_once(',')?;
+    Some((x.parse().ok()?, y.parse().ok()?))
+}
+
+fn focused_pane(server: &TestServer) -> String {
+    let panes = server.call("pane.list", json!({}));
+    let focused = panes["panes"].as_array().and_then(|ps| ps.iter().find(|p| p["focused"] == true));
+    focused.and_then(|p| p["pane_id"].as_str()).expect("a focused pane").to_owned()
+}
+
+/// The highest `tick-N` in the pane's recent output.
+fn latest_tick(server: &TestServer, pane_id: &str) -> u32 {
+    let read = server.call("pane.read", json!({ "pane_id": pane_id, "source": "recent" }));
+    let text = read["read"]["text"].as_str().unwrap_or_default().to_owned();
+    text.lines().filter_map(|l| l.trim().strip_prefix("tick-")?.parse().ok()).max().unwrap_or(0)
+}
+
+#[test]
+fn copy_mode_searches_selects_and_yanks_while_output_keeps_arriving() {
+    let server = TestServer::prepare();
+    let tmux = attached(&server);
+    // The loop prints the lines; its own echo never contains them literally.
+    tmux.keys(&["for i in 1 2 3 4 5; do echo \"copyline-$i word$i\"; done", "Enter"]);
+    tmux.wait_screen("the printed lines", |s| s.contains("copyline-5 word5"));
+
+    tmux.keys(&["C-b", "["]);
+    tmux.wait_screen("the copy mode bar", |s| last_row(s).contains("COPY"));
+    tmux.literal("?copyline-2");
+    tmux.wait_screen("the search prompt on the bar", |s| last_row(s).contains("?copyline-2"));
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_screen("the prompt gone", |s| !last_row(s).contains("?copyline-2"));
+    let found = find_on_screen(&screen, "copyline-2 word2").expect("the line on screen");
+    wait_until("the copy cursor on the match", PATIENCE, || match cursor(&tmux) {
+        Some(at) if at == found => Ok(()),
+        other => Err(format!("cursor {other:?}, match at {found:?}")),
+    });
+
+    tmux.keys(&["v", "$"]);
+    wait_until("the selection drawn over the line", PATIENCE, || {
+        let screen = tmux.screen(true);
+        let row = screen.lines().find(|r| r.contains("copyline-2")).unwrap_or_default().to_owned();
+        if row.contains(SELECTION_BG) { Ok(()) } else { Err(format!("row {row:?}")) }
+    });
+    let other = tmux.screen(true);
+    let other_row = other.lines().find(|r| r.contains("copyline-4")).unwrap_or_default();
+    assert!(!other_row.contains(SELECTION_BG), "only the selected line is highlighted: {other_row:?}");
+
+    tmux.keys(&["y"]);
+    tmux.wait_buffer("the yanked line in the clipboard", "copyline-2 word2");
+    tmux.wait_screen("the copy bar gone after the yank", |s| !last_row(s).contains("COPY"));
+
+    // Output keeps arriving while the pane is in copy mode.
+    let pane = focused_pane(&server);
+    tmux.keys(&["i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.1; done", "Enter"]);
+    wait_until("the counter to run", PATIENCE, || match latest_tick(&server, &pane) {
+        n if n >= 3 => Ok(()),
+        n => Err(format!("tick {n}")),
+    });
+    tmux.keys(&["C-b", "["]);
+    tmux.wait_screen("the copy mode bar again", |s| last_row(s).contains("COPY"));
+    let entered = latest_tick(&server, &pane);
+    wait_until("the counter to keep counting in copy mode", PATIENCE, || match latest_tick(&server, &pane) {
+        n if n >= entered + 5 => Ok(()),
+        n => Err(format!("tick {n} (entered at {entered})")),
+    });
+    assert!(last_row(&tmux.screen(false)).contains("COPY"), "still in copy mode");
+    // Esc with nothing selected leaves.
+    tmux.keys(&["Escape"]);
+    tmux.wait_screen("the copy bar gone after Esc", |s| !last_row(s).contains("COPY"));
+    tmux.keys(&["C-c"]);
+}
+
+#[test]
+fn dragging_and_double_clicking_copy_what_they_select() {
+    let server = TestServer::prepare();
+    let tmux = attached(&server);
+    tmux.keys(&["a=dragme; echo \"$a-alpha $a-beta\"", "Enter"]);
+    let screen = tmux.wait_screen("the line to drag over", |s| s.contains("dragme-alpha dragme-beta"));
+    let (x, y) = find_on_screen(&screen, "dragme-beta").expect("the word on screen");
+    let end = x + "dragme-beta".len() as u16 - 1;
+    tmux.literal(&sgr_mouse(0, x, y, true));
+    tmux.literal(&sgr_mouse(32, x + 4, y, true));
+    tmux.literal(&sgr_mouse(32, end, y, true));
+    wait_until("the dragged cells drawn as selected", PATIENCE, || {
+        let screen = tmux.screen(true);
+        let row = screen.lines().nth(usize::from(y)).unwrap_or_default().to_owned();
+        if row.contains(SELECTION_BG) { Ok(()) } else { Err(format!("row {row:?}")) }
+    });
+    tmux.literal(&sgr_mouse(0, end, y, false));
+    tmux.wait_buffer("the dragged text in the clipboard", "dragme-beta");
+    tmux.wait_screen("the copied toast", |s| s.contains("copied"));
+
+    tmux.keys(&["w=doubleclick; echo \"left ${w}word right\"", "Enter"]);
+    let screen = tmux.wait_screen("the word to double-click", |s| s.contains("left doubleclickword right"));
+    let (x, y) = find_on_screen(&screen, "doubleclickword").expect("the word on screen");
+    for _ in 0..2 {
+        tmux.literal(&sgr_mouse(0, x + 3, y, true));
+        tmux.literal(&sgr_mouse(0, x + 3, y, false));
+    }
+    tmux.wait_buffer("the double-clicked word in the clipboard", "doubleclickword");
+}
