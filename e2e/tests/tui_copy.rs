@@ -68,11 +68,24 @@ fn copy_mode_searches_selects_and_yanks_while_output_keeps_arriving() {
     });
 
     tmux.keys(&["v", "$"]);
-    wait_until("the selection drawn over the line", PATIENCE, || {
-        let screen = tmux.screen(true);
-        let row = screen.lines().find(|r| r.contains("copyline-2")).unwrap_or_default().to_owned();
-        if row.contains(SELECTION_BG) { Ok(()) } else { Err(format!("row {row:?}")) }
+    wait_until("the selection drawn over the line", PATIENCE, || selection_on(&tmux, "copyline-2"));
+    // Esc clears the selection first and stays in copy mode.
+    tmux.keys(&["Escape"]);
+    wait_until("the selection cleared", PATIENCE, || match selection_on(&tmux, "copyline-2") {
+        Ok(()) => Err("still selected".to_owned()),
+        Err(_) => Ok(()),
     });
+    assert!(last_row(&tmux.screen(false)).contains("COPY"), "Esc with a selection stays in copy mode");
+    // A search that finds nothing says so on the bar and leaves the cursor where it was.
+    let before = cursor(&tmux);
+    tmux.literal("/zzz-nothing");
+    tmux.wait_screen("the forward prompt", |s| last_row(s).contains("/zzz-nothing"));
+    tmux.keys(&["Enter"]);
+    tmux.wait_screen("the failed search on the bar", |s| last_row(s).contains("no match: zzz-nothing"));
+    assert_eq!(cursor(&tmux), before, "the cursor stays where it was");
+
+    tmux.keys(&["0", "v", "$"]);
+    wait_until("the selection drawn again", PATIENCE, || selection_on(&tmux, "copyline-2"));
     let other = tmux.screen(true);
     let other_row = other.lines().find(|r| r.contains("copyline-4")).unwrap_or_default();
     assert!(!other_row.contains(SELECTION_BG), "only the selected line is highlighted: {other_row:?}");
@@ -100,6 +113,21 @@ fn copy_mode_searches_selects_and_yanks_while_output_keeps_arriving() {
     tmux.keys(&["Escape"]);
     tmux.wait_screen("the copy bar gone after Esc", |s| !last_row(s).contains("COPY"));
     tmux.keys(&["C-c"]);
+
+    // Focus moving to another pane ends copy mode.
+    let other = herdr_e2e::panes::split(&server, &pane, "right");
+    tmux.wait_screen("two pane boxes", |s| boxes_on_top_row(s) == 2);
+    tmux.keys(&["C-b", "["]);
+    tmux.wait_screen("copy mode on the first pane", |s| last_row(s).contains("COPY"));
+    server.call("pane.focus", json!({ "pane_id": other }));
+    tmux.wait_screen("copy mode gone with the focus", |s| !last_row(s).contains("COPY"));
+}
+
+/// Whether the screen row showing `text` is drawn in the selection colour.
+fn selection_on(tmux: &Tmux<'_>, text: &str) -> Result<(), String> {
+    let screen = tmux.screen(true);
+    let row = screen.lines().find(|r| r.contains(text)).unwrap_or_default().to_owned();
+    if row.contains(SELECTION_BG) { Ok(()) } else { Err(format!("row {row:?}")) }
 }
 
 #[test]

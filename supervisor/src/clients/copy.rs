@@ -136,3 +136,43 @@ fn copied_toast(shared: &Shared) {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use herdr_protocol::grid::CursorPlacement;
+    use herdr_protocol::ipc::{CopyView, GridDamage, PaneModes};
+
+    use crate::clients::Screens;
+    use crate::session::PaneKey;
+
+    fn damage(copy: Option<CopyView>, mouse_reporting: bool) -> GridDamage {
+        GridDamage {
+            cols: 4,
+            rows: 2,
+            full: true,
+            lines: Vec::new(),
+            cursor: CursorPlacement::default(),
+            modes: PaneModes { mouse_reporting, ..PaneModes::default() },
+            scroll: Default::default(),
+            copy,
+        }
+    }
+
+    #[test]
+    fn screens_mirror_the_copy_overlay_and_modes_of_the_latest_damage() {
+        let screens = Screens::default();
+        let key = PaneKey(3);
+        assert_eq!((screens.copy_view(key), screens.modes(key)), (None, None), "not mirrored yet");
+        let view = CopyView { cursor: Some((1, 0)), active: true, ..CopyView::default() };
+        screens.apply_damage(key, damage(Some(view.clone()), true));
+        assert_eq!(screens.copy_view(key), Some(view));
+        assert!(screens.modes(key).is_some_and(|m| m.mouse_reporting));
+        // Damage without an overlay (copy mode left) clears it.
+        screens.apply_damage(key, damage(None, false));
+        assert_eq!(screens.copy_view(key), None);
+        assert!(screens.modes(key).is_some_and(|m| !m.mouse_reporting));
+        screens.apply_damage(key, damage(Some(CopyView::default()), false));
+        screens.remove(key);
+        assert_eq!((screens.copy_view(key), screens.modes(key)), (None, None), "a closed pane is forgotten");
+    }
+}

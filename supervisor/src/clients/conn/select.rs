@@ -36,7 +36,7 @@ impl Click {
 }
 
 /// The viewport cell of `content` under the mouse, clamped into it (a drag that leaves the pane
-/// selects up to its edge).
+/// sideways or upward selects up to its edge).
 pub(super) fn cell_in(content: Rect, event: &MouseEvent) -> (u16, u16) {
     let rel = |at: u16, origin: u16, size: u16| at.saturating_sub(origin).min(size.saturating_sub(1));
     (rel(event.x, content.x, content.width), rel(event.y, content.y, content.height))
@@ -68,9 +68,15 @@ impl Connection {
         true
     }
 
-    /// The held button moved: the selection now ends at the mouse's cell.
+    /// The held button moved: the selection now ends at the mouse's cell. Below the pane it
+    /// scrolls the view down a row per motion; above it there is no way to say so (viewport
+    /// cells are unsigned), so it stops at the top row.
     pub(super) fn select_drag(&mut self, pane: PaneKey, content: Rect, event: &MouseEvent) {
-        let (col, row) = cell_in(content, event);
+        let (col, mut row) = cell_in(content, event);
+        if event.y >= content.bottom() {
+            // One row past the viewport: the pane scrolls a row and selects to its bottom row.
+            row = content.height;
+        }
         // Moving off the pressed cell makes the next press a new click, not a double-click.
         if self.copying.last_click.is_some_and(|click| click.cell != (col, row)) {
             self.copying.last_click = None;
