@@ -1,10 +1,12 @@
 //! What a keymap [`Action`] does for an attached client: a session method with its params,
 //! worked out from the session snapshot (pure), or something the client connection handles
-//! itself (detach, the sidebar toggle, the help overlay, a config reload).
+//! itself (detach, the sidebar toggle, the help overlay, a config reload, and the [`UiStep`]s:
+//! rename dialogs, navigate mode's workspace selection, opening the last alert's pane).
 
 use herdr_protocol::api::{PaneDirection, SessionSnapshot};
 use serde_json::{Value, json};
 
+use super::dialog::RenameTarget;
 use crate::keymap::Action;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -18,10 +20,25 @@ pub(super) enum Step {
     Help,
     /// Re-read `config.toml` and apply it.
     ReloadConfig,
-    /// The action needs something not built yet (dialogs, copy mode, navigate selection).
+    /// Something this client's own UI state takes part in.
+    Ui(UiStep),
+    /// The action needs something not built yet.
     NotBuilt,
     /// Nothing to do (no pane to act on, already at the only tab).
     Nothing,
+}
+
+/// Steps that involve this client's modals or selection.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum UiStep {
+    /// Open the rename dialog for this target, prefilled with its current name.
+    Rename(RenameTarget, String),
+    /// Navigate mode: move the workspace selection down (`forward`) or up, wrapping.
+    MoveSelection { forward: bool },
+    /// Navigate mode's Enter: focus the selected workspace.
+    SwitchToSelection,
+    /// `prefix+o`: focus the pane of the most recent alert whose pane is still open.
+    OpenNotificationTarget,
 }
 
 /// The step for `action` given the session as it is now.
@@ -42,6 +59,18 @@ pub(super) fn plan(action: &Action, snapshot: &SessionSnapshot) -> Step {
             tab_step(snapshot, workspace, tab, |_, _| usize::from(*number).wrapping_sub(1))
         }
         Action::CloseTab => Step::Call("tab.close", json!({ "tab_id": tab })),
+        Action::RenameWorkspace => {
+            let label = snapshot.workspaces.iter().find(|w| &w.workspace_id == workspace).map(|w| &w.label);
+            rename(RenameTarget::Workspace(workspace.clone()), label)
+        }
+        Action::RenameTab => {
+            let label = snapshot.tabs.iter().find(|t| &t.tab_id == tab).map(|t| &t.label);
+            rename(RenameTarget::Tab(tab.clone()), label)
+        }
+        Action::RenamePane => {
+            let label = snapshot.panes.iter().find(|p| &p.pane_id == pane).and_then(|p| p.label.as_ref());
+            rename(RenameTarget::Pane(pane.clone()), label)
+        }
         Action::SplitVertical => split(pane, "right"),
         Action::SplitHorizontal => split(pane, "down"),
         Action::FocusPane(direction) => {
@@ -70,9 +99,8 @@ fn plan_without_focus(action: &Action, snapshot: &SessionSnapshot) -> Option<Ste
         Action::NewWorkspace => Step::Call("workspace.create", json!({ "focus": true })),
         Action::NextWorkspace => workspace_step(snapshot, true),
         Action::PreviousWorkspace => workspace_step(snapshot, false),
-        // Navigate mode switches live: moving the selection focuses that workspace, so Enter
-        // has nothing left to do (a separate selection cursor needs the navigate overlay).
-        Action::SelectWorkspace { forward } => workspace_step(snapshot, *forward),
+        Action::SelectWorkspace { forward } => Step::Ui(UiStep::MoveSelection { forward: *forward }),
+        Action::OpenNotificationTarget => Step::Ui(UiStep::OpenNotificationTarget),
         Action::JumpWorkspace(number) => {
             match snapshot.workspaces.get(usize::from(*number).wrapping_sub(1)) {
                 Some(w) if Some(&w.workspace_id) != snapshot.focused_workspace_id.as_ref() => {
@@ -81,9 +109,31 @@ fn plan_without_focus(action: &Action, snapshot: &SessionSnapshot) -> Option<Ste
                 _ => Step::Nothing,
             }
         }
-        Action::SwitchToSelectedWorkspace => Step::Nothing,
+        Action::SwitchToSelectedWorkspace => Step::Ui(UiStep::SwitchToSelection),
         _ => return None,
     })
+}
+
+fn rename(target: RenameTarget, current: Option<&String>) -> Step {
+    Step::Ui(UiStep::Rename(target, current.cloned().unwrap_or_default()))
+}
+
+/// Where navigate mode's selection goes from `selected` among `count` workspaces: one down
+/// (`forward`) or up, wrapping; `None` when there are no workspaces.
+pub(super) fn move_selection(selected: Option<usize>, count: usize, forward: bool) -> Option<usize> {
+    if count == 0 {
+        return None;
+    }
+    let current = selected.unwrap_or(0).min(count - 1);
+    Some(if forward { (current + 1) % count } else { (current + count - 1) % count })
+}
+
+/// The step that switches to workspace `index` (nothing when it is the focused one or gone).
+pub(super) fn focus_workspace(snapshot: &SessionSnapshot, index: usize) -> Step {
+    match snapshot.workspaces.get(index) {
+        Some(w) if !w.focused => Step::Call("workspace.focus", json!({ "workspace_id": w.workspace_id })),
+        _ => Step::Nothing,
+    }
 }
 
 fn wire(direction: PaneDirection) -> Value {

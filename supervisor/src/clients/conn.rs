@@ -24,6 +24,7 @@ use crate::keymap::{Action, InputDecoder, InputEvent, Keymap, Mode, Outcome};
 use crate::render::ModeBadge;
 use crate::socket::peer_is_same_user;
 
+mod modal;
 mod mouse;
 
 /// The client's `Hello` must arrive within this long.
@@ -79,10 +80,12 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
         sidebar_collapsed: collapsed,
         sidebar_width: None,
         help: false,
+        selected_workspace: None,
     });
     let (control, control_rx) = mpsc::unbounded_channel();
     let (typed, typed_rx) = watch::channel(None);
-    let channels = paint::Channels { view: view_rx, control: control_rx, typed: typed_rx };
+    let (modals, modal_rx) = modal::Modals::new();
+    let channels = paint::Channels { view: view_rx, control: control_rx, typed: typed_rx, modal: modal_rx };
     let mut paint = tokio::spawn(paint::run(hub.clone(), id, encoding, channels, writer));
     let mut conn = Connection {
         hub: hub.clone(),
@@ -91,6 +94,7 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
         keymap: Keymap::new(hub.config().bindings().clone()),
         decoder: InputDecoder::new(),
         drag: None,
+        modals,
         control,
         typed,
         config: hub.shared.screens.watch_config(),
@@ -167,6 +171,8 @@ struct Connection {
     config: watch::Receiver<Arc<crate::config::Config>>,
     /// What the held mouse button is dragging.
     drag: Option<mouse::Drag>,
+    /// The context menu or rename dialog open over this client's frame.
+    modals: modal::Modals,
 }
 
 impl Connection {
@@ -248,6 +254,10 @@ impl Connection {
                 self.view.send_modify(|v| v.help = false);
                 continue;
             }
+            if self.modals.takes(&event) {
+                self.modal_event(event).await;
+                continue;
+            }
             let terminal = self.keymap.mode() == Mode::Terminal;
             match event {
                 InputEvent::Key(key) => {
@@ -280,6 +290,7 @@ impl Connection {
         match outcome {
             Outcome::Forward(bytes) => self.forward(&bytes),
             Outcome::Action(Action::ModeChanged(mode)) => {
+                self.navigate_mode(mode);
                 let badge = match mode {
                     Mode::Terminal => ModeBadge::Terminal,
                     Mode::Prefix => ModeBadge::Prefix,
@@ -309,6 +320,7 @@ impl Connection {
                 let outcome = reload::reload_config(&self.hub.shared);
                 reload::announce(&self.hub.shared, &outcome);
             }
+            Step::Ui(step) => self.ui_step(step).await,
             Step::NotBuilt => log::debug!("{action:?} is not built yet"),
             Step::Nothing => {}
         }

@@ -23,8 +23,11 @@
 //! resized behind a detached user's back).
 
 mod actions;
+mod alert_gate;
 mod conn;
+mod dialog;
 mod help;
+mod menu;
 pub(crate) mod notify;
 mod paint;
 mod registry;
@@ -70,6 +73,8 @@ pub struct Screens {
     alerts: broadcast::Sender<Alert>,
     /// Whether the foreground client's terminal has focus (its last focus report).
     terminal_focused: AtomicBool,
+    /// Rate limits for agent alerts, and which panes alerted last (`prefix+o`).
+    gate: Mutex<alert_gate::AlertGate>,
 }
 
 impl Default for Screens {
@@ -82,6 +87,7 @@ impl Default for Screens {
             config: watch::channel(Arc::new(Config::default())).0,
             alerts: broadcast::channel(16).0,
             terminal_focused: AtomicBool::new(false),
+            gate: Mutex::new(alert_gate::AlertGate::new(paint::TOAST_DURATION)),
         }
     }
 }
@@ -269,7 +275,7 @@ pub async fn serve(shared: Arc<Shared>, listener: UnixListener) {
         foreground: watch::channel(0).0,
         visible: Mutex::new(visibility::Visible::default()),
     });
-    tokio::spawn(notify::watch_agents(shared.clone(), shared.screens.alerts.clone()));
+    tokio::spawn(notify::watch_agents(shared.clone()));
     let mut stop = shared.shutdown_signal();
     let mut connections = JoinSet::new();
     loop {

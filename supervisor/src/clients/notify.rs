@@ -8,6 +8,9 @@
 //! active one while a client's terminal has focus). `delay_seconds` delivers only if the pane is
 //! still in that state when it elapses.
 //!
+//! Agent alerts pass the [`super::alert_gate`] rate limits on their way to the client, which
+//! also remembers the panes that alerted for `prefix+o` ([`Screens::open_alert_target`]).
+//!
 //! Not here: drawing the toast ([`crate::render::draw_toast`]), playing mp3 sounds (the client
 //! rings the terminal bell instead).
 
@@ -15,14 +18,14 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use herdr_protocol::api::{AgentStatus, Event, SessionSnapshot};
-use tokio::sync::broadcast;
-
 use crate::config::Config;
 use crate::state::Shared;
+use herdr_protocol::api::{AgentStatus, Event, SessionSnapshot};
+
+use super::Screens;
 
 /// What kind of agent change an alert announces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum AlertKind {
     /// The agent became blocked (upstream's `request` sound).
     NeedsAttention,
@@ -123,8 +126,30 @@ pub(crate) fn agent_alert(
     }
 }
 
-/// Turns agent status changes on the event hub into alerts on `alerts` until shutdown.
-pub(super) async fn watch_agents(shared: Arc<Shared>, alerts: broadcast::Sender<Alert>) {
+impl Screens {
+    /// Sends an agent alert about `pane_id` to the foreground client through the rate limits;
+    /// the pane is remembered for `prefix+o` even when nothing is left to deliver.
+    pub(crate) fn agent_alert(&self, pane_id: &str, kind: AlertKind, alert: Alert) {
+        let admitted = self.gate().admit(std::time::Instant::now(), pane_id, kind, alert);
+        if let Some(alert) = admitted {
+            self.alert(alert);
+        }
+    }
+
+    /// The most recently alerted pane that `open` says still exists, forgotten so that the next
+    /// call goes one alert further back.
+    pub(crate) fn open_alert_target(&self, open: impl Fn(&str) -> bool) -> Option<String> {
+        self.gate().take_latest(open)
+    }
+
+    fn gate(&self) -> std::sync::MutexGuard<'_, super::alert_gate::AlertGate> {
+        self.gate.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Turns agent status changes on the event hub into alerts for the foreground client until
+/// shutdown.
+pub(super) async fn watch_agents(shared: Arc<Shared>) {
     let mut cursor = shared.hub.cursor();
     let mut last: HashMap<String, AgentStatus> =
         shared.session().snapshot().panes.into_iter().map(|p| (p.pane_id, p.agent_status)).collect();
@@ -141,14 +166,13 @@ pub(super) async fn watch_agents(shared: Arc<Shared>, alerts: broadcast::Sender<
             let Event::PaneAgentStatusChanged { pane_id, agent_status, .. } = &*event else { continue };
             let previous = last.insert(pane_id.clone(), *agent_status).unwrap_or_default();
             let snapshot = shared.session().snapshot();
-            let shown = alerts.receiver_count() > 0
+            let shown = shared.screens.has_clients()
                 && shared.screens.terminal_focused()
                 && in_active_tab(&snapshot, pane_id);
             let Some(kind) = decide(previous, *agent_status, shown) else { continue };
             let config = shared.screens.config();
             let delay = Duration::from_secs(u64::from(config.ui.toast.delay_seconds));
-            let (shared, alerts, pane_id, status) =
-                (shared.clone(), alerts.clone(), pane_id.clone(), *agent_status);
+            let (shared, pane_id, status) = (shared.clone(), pane_id.clone(), *agent_status);
             tokio::spawn(async move {
                 tokio::time::sleep(delay).await;
                 let snapshot = shared.session().snapshot();
@@ -156,7 +180,7 @@ pub(super) async fn watch_agents(shared: Arc<Shared>, alerts: broadcast::Sender<
                 if still {
                     let mut alert = agent_alert(&shared.screens.config(), &snapshot, &pane_id, kind);
                     alert.sound &= !sound_disabled_by_env();
-                    let _ = alerts.send(alert);
+                    shared.screens.agent_alert(&pane_id, kind, alert);
                 }
             });
         }

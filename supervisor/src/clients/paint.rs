@@ -30,8 +30,8 @@ use super::notify::{Alert, Delivery};
 use super::registry::ClientId;
 use super::visibility;
 use crate::render::{
-    Frame, FrameLayout, ModeBadge, RenderOptions, ToastView, ViewModel, compose_reusing, diff_frames,
-    draw_help, draw_toast,
+    Frame, FrameLayout, ModalView, ModeBadge, RenderOptions, ToastView, ViewModel, compose_reusing,
+    diff_frames, draw_help, draw_modal, draw_toast,
 };
 use crate::session::{Effects, PaneKey};
 use crate::state::Shared;
@@ -54,6 +54,8 @@ pub(super) struct View {
     pub help: bool,
     /// The expanded sidebar's width after the user dragged its edge (None: the configured one).
     pub sidebar_width: Option<u16>,
+    /// Navigate mode's workspace selection (an index into the session's workspaces).
+    pub selected_workspace: Option<usize>,
 }
 
 /// A toast on this client's screen and when it goes away.
@@ -71,6 +73,8 @@ pub(super) struct Channels {
     pub control: mpsc::UnboundedReceiver<ServerToClient>,
     /// When the client last sent input to the focused pane.
     pub typed: watch::Receiver<Option<Instant>>,
+    /// The context menu or rename dialog open over the frame.
+    pub modal: watch::Receiver<Option<ModalView>>,
 }
 
 /// Tells a keystroke's echo apart from other screen changes: the first change of the focused
@@ -113,7 +117,7 @@ pub(super) async fn run(
     channels: Channels,
     mut writer: OwnedWriteHalf,
 ) {
-    let Channels { mut view, mut control, typed } = channels;
+    let Channels { mut view, mut control, typed, mut modal } = channels;
     let shared = hub.shared.clone();
     let mut events = shared.hub.watch();
     let mut dirty = shared.screens.watch();
@@ -146,7 +150,8 @@ pub(super) async fn run(
             foreground.borrow_and_update();
             let current = *view.borrow_and_update();
             toast = toast.filter(|t| t.until > Instant::now());
-            let frame = paint_frame(&hub, id, current, toast.as_ref(), spare.take());
+            let shown_modal = modal.borrow_and_update().clone();
+            let frame = paint_frame(&hub, id, current, toast.as_ref(), shown_modal.as_ref(), spare.take());
             if let Some(update) = diff_frames(last.as_ref(), &frame) {
                 let msg = match encoding {
                     Encoding::CellDiff => ServerToClient::Frame(update),
@@ -178,6 +183,7 @@ pub(super) async fn run(
             _ = events.changed() => needs_paint = true,
             _ = dirty.changed() => needs_paint = true,
             _ = foreground.changed() => needs_paint = true,
+            Ok(()) = modal.changed() => needs_paint = true,
             alert = alerts.recv() => match alert {
                 Ok(alert) if hub.registry().is_foreground(id) => {
                     let (messages, shown) = deliver(alert);
@@ -245,13 +251,23 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
 
 /// Composes the client's frame; for the foreground client, first makes the session's area and
 /// content inset match it. Then syncs which panes' workers send damage.
-fn paint_frame(hub: &Hub, id: ClientId, view: View, toast: Option<&Toast>, spare: Option<Buffer>) -> Frame {
+fn paint_frame(
+    hub: &Hub,
+    id: ClientId,
+    view: View,
+    toast: Option<&Toast>,
+    modal: Option<&ModalView>,
+    spare: Option<Buffer>,
+) -> Frame {
     let mut frame = paint_panes(hub, id, view, spare);
     let config = hub.config();
     let colors = &config.theme().colors;
     let screen = frame.buffer.area;
     if let Some(toast) = toast {
         draw_toast(&mut frame.buffer, screen, &toast.view, &toast.position, colors);
+    }
+    if let Some(modal) = modal {
+        frame.cursor = draw_modal(&mut frame.buffer, screen, modal, colors);
     }
     if view.help {
         draw_help(&mut frame.buffer, screen, &help::entries(config.bindings()), colors);
@@ -337,6 +353,9 @@ fn compose_view(
             grids.get(key)
         };
         let mut model = ViewModel::from_snapshot_with(snapshot, grid, view.mode);
+        if let Some(selected) = view.selected_workspace.and_then(|i| model.workspaces.get_mut(i)) {
+            selected.selected = true;
+        }
         for (key, pane_id) in panes {
             if let Some(pane) = model.panes.get_mut(pane_id) {
                 pane.scroll = hub.shared.screens.scroll(*key);

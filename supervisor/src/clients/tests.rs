@@ -5,7 +5,8 @@ use herdr_protocol::api::{PaneDirection, SessionSnapshot};
 use serde_json::json;
 
 use super::Screens;
-use super::actions::{Step, plan};
+use super::actions::{Step, UiStep, focus_workspace, move_selection, plan};
+use super::dialog::RenameTarget;
 use super::registry::Registry;
 use crate::keymap::Action;
 use crate::session::{PaneKey, Session};
@@ -152,12 +153,46 @@ fn navigate_mode_moves_between_workspaces() {
     let ids: Vec<String> = snapshot.workspaces.iter().map(|w| w.workspace_id.clone()).collect();
     assert_eq!(snapshot.focused_workspace_id.as_ref(), Some(&ids[0]), "the first workspace is active");
     let focus = |id: &str| Step::Call("workspace.focus", json!({ "workspace_id": id }));
-    assert_eq!(plan(&Action::SelectWorkspace { forward: true }, &snapshot), focus(&ids[1]));
-    assert_eq!(plan(&Action::SelectWorkspace { forward: false }, &snapshot), focus(&ids[2]));
+    // Up/Down move this client's selection; only Enter (or a digit) switches.
+    let select = |forward| Step::Ui(UiStep::MoveSelection { forward });
+    assert_eq!(plan(&Action::SelectWorkspace { forward: true }, &snapshot), select(true));
+    assert_eq!(plan(&Action::SelectWorkspace { forward: false }, &snapshot), select(false));
+    assert_eq!(plan(&Action::SwitchToSelectedWorkspace, &snapshot), Step::Ui(UiStep::SwitchToSelection));
+    assert_eq!(move_selection(Some(0), 3, true), Some(1));
+    assert_eq!(move_selection(Some(2), 3, true), Some(0), "down wraps");
+    assert_eq!(move_selection(Some(0), 3, false), Some(2), "up wraps");
+    assert_eq!(move_selection(Some(7), 3, false), Some(1), "a stale selection is clamped first");
+    assert_eq!(move_selection(None, 0, true), None);
+    assert_eq!(focus_workspace(&snapshot, 1), focus(&ids[1]));
+    assert_eq!(focus_workspace(&snapshot, 0), Step::Nothing, "already focused");
+    assert_eq!(focus_workspace(&snapshot, 5), Step::Nothing, "gone");
     assert_eq!(plan(&Action::JumpWorkspace(3), &snapshot), focus(&ids[2]));
     assert_eq!(plan(&Action::JumpWorkspace(1), &snapshot), Step::Nothing, "already there");
     assert_eq!(plan(&Action::JumpWorkspace(9), &snapshot), Step::Nothing, "no such workspace");
-    assert_eq!(plan(&Action::SwitchToSelectedWorkspace, &snapshot), Step::Nothing);
+}
+
+#[test]
+fn rename_actions_open_a_dialog_with_the_current_name() {
+    let mut session = Session::new(120, 40);
+    session.handle("workspace.create", json!({ "label": "api" })).expect("a method").expect("created");
+    let snapshot = session.snapshot();
+    let workspace = snapshot.workspaces[0].clone();
+    let tab = snapshot.tabs[0].clone();
+    let pane = snapshot.focused_pane_id.clone().expect("a focused pane");
+    assert_eq!(
+        plan(&Action::RenameWorkspace, &snapshot),
+        Step::Ui(UiStep::Rename(RenameTarget::Workspace(workspace.workspace_id), "api".into()))
+    );
+    assert_eq!(
+        plan(&Action::RenameTab, &snapshot),
+        Step::Ui(UiStep::Rename(RenameTarget::Tab(tab.tab_id), tab.label))
+    );
+    assert_eq!(
+        plan(&Action::RenamePane, &snapshot),
+        Step::Ui(UiStep::Rename(RenameTarget::Pane(pane), String::new())),
+        "an unnamed pane starts empty"
+    );
+    assert_eq!(plan(&Action::OpenNotificationTarget, &snapshot), Step::Ui(UiStep::OpenNotificationTarget));
 }
 
 #[test]

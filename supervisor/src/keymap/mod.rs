@@ -137,7 +137,11 @@ impl Keymap {
         let action = match (key.code, key.mods) {
             (KeyCode::Up, Modifiers::NONE) => Action::SelectWorkspace { forward: false },
             (KeyCode::Down, Modifiers::NONE) => Action::SelectWorkspace { forward: true },
-            (KeyCode::Char(c @ '1'..='9'), Modifiers::NONE) => Action::JumpWorkspace(c as u8 - b'0'),
+            // A digit switches straight to that workspace, which ends the navigation.
+            (KeyCode::Char(c @ '1'..='9'), Modifiers::NONE) => {
+                self.mode = Mode::Terminal;
+                Action::JumpWorkspace(c as u8 - b'0')
+            }
             (KeyCode::Tab, Modifiers::NONE) => Action::CyclePane { forward: true },
             (KeyCode::Tab, Modifiers::SHIFT) => Action::CyclePane { forward: false },
             (KeyCode::Enter, Modifiers::NONE) => {

@@ -127,7 +127,6 @@ fn navigate_mode_table() {
     let table: &[(&str, Outcome)] = &[
         ("up", Outcome::Action(Action::SelectWorkspace { forward: false })),
         ("down", Outcome::Action(Action::SelectWorkspace { forward: true })),
-        ("3", Outcome::Action(Action::JumpWorkspace(3))),
         ("h", Outcome::Action(Action::FocusPane(PaneDirection::Left))),
         ("left", Outcome::Action(Action::FocusPane(PaneDirection::Left))),
         ("right", Outcome::Action(Action::FocusPane(PaneDirection::Right))),
@@ -146,6 +145,13 @@ fn navigate_mode_table() {
             Outcome::Action(Action::SwitchToSelectedWorkspace),
             Outcome::Action(Action::ModeChanged(Mode::Terminal))
         ]
+    );
+    // A digit jumps to that workspace and leaves navigate mode too.
+    km.handle_key(&input("ctrl+b"));
+    km.handle_key(&input("w"));
+    assert_eq!(
+        km.handle_key(&input("3")),
+        vec![Outcome::Action(Action::JumpWorkspace(3)), Outcome::Action(Action::ModeChanged(Mode::Terminal))]
     );
     for leave in ["esc", "ctrl+b"] {
         km.handle_key(&input("ctrl+b"));

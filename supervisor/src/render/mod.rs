@@ -17,10 +17,13 @@
 
 mod chrome;
 mod compose;
+mod dialog;
 mod diff;
 mod grid;
 mod hit;
+mod menu;
 mod mobile;
+mod modal;
 mod overlay;
 mod panes;
 mod sidebar;
@@ -36,16 +39,21 @@ mod tests_diff;
 #[cfg(test)]
 mod tests_hit;
 #[cfg(test)]
+mod tests_navigate;
+#[cfg(test)]
 mod tests_scroll;
 
 pub use chrome::{FrameLayout, SidebarMode};
 pub use compose::{Frame, compose, compose_reusing};
+pub use dialog::{DialogView, dialog_rect, draw_dialog};
 pub use diff::{diff_frames, encode_ansi};
 pub use herdr_protocol::grid::{
     CellAttrs, CellUpdate, CursorPlacement, CursorShape, FrameUpdate, GridCell, GridColor, PaneGrid,
     WireColor,
 };
 pub use hit::{Hit, hit_test, scrollbar_offset, split_path, split_ratio_at};
+pub use menu::{MenuView, draw_menu, menu_item_at, menu_rect};
+pub use modal::{ModalView, draw_modal};
 pub use overlay::{ToastView, draw_help, draw_toast};
 pub use status::{StatusStyle, status_glyph};
 pub use theme::{Theme, ThemeColors, parse_color};

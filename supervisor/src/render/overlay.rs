@@ -90,7 +90,7 @@ pub fn draw_help(buf: &mut Buffer, area: Rect, entries: &[(String, String)], col
 }
 
 /// A filled box with a rounded border.
-fn draw_box(buf: &mut Buffer, rect: Rect, colors: &ThemeColors) {
+pub(super) fn draw_box(buf: &mut Buffer, rect: Rect, colors: &ThemeColors) {
     let style = Style::new().bg(colors.surface0).fg(colors.text);
     fill(buf, rect, style);
     let border = Style::new().bg(colors.surface0).fg(colors.accent);

@@ -94,12 +94,17 @@ pub(crate) fn row_at(
     find(agents, heights.collect()).map(SidebarRow::Agent)
 }
 
-/// One workspace or agent: its rendered rows, indentation and whether it is the focused one.
+/// One workspace or agent: its rendered rows, indentation, whether it is the focused one and
+/// whether navigate mode has it selected.
 struct Item {
     lines: Vec<Line<'static>>,
     indent: u16,
     active: bool,
+    selected: bool,
 }
+
+/// Drawn in the first column of the navigate-mode selection's rows, so it shows without colour.
+const SELECTION_MARKER: &str = "▌";
 
 fn draw_panel(buf: &mut Buffer, area: Rect, title: &str, items: &[Item], colors: &ThemeColors) {
     if area.height == 0 {
@@ -113,7 +118,11 @@ fn draw_panel(buf: &mut Buffer, area: Rect, title: &str, items: &[Item], colors:
             if y >= area.bottom() {
                 return;
             }
-            if item.active {
+            if item.selected {
+                fill(buf, Rect::new(area.x, y, area.width, 1), Style::new().bg(colors.selection_bg));
+                let marker = Line::styled(SELECTION_MARKER, Style::new().fg(colors.accent));
+                put_line(buf, area.x, y, 1, &marker);
+            } else if item.active {
                 fill(buf, Rect::new(area.x, y, area.width, 1), Style::new().bg(colors.active_row_bg));
             }
             let indent = 1 + item.indent + if index > 0 { CONTINUATION_INDENT } else { 0 };
@@ -136,7 +145,7 @@ fn workspace_item(w: &WorkspaceView, options: &RenderOptions, colors: &ThemeColo
             })
         })
         .collect();
-    Item { lines, indent: u16::from(w.depth) * 2, active: w.focused }
+    Item { lines, indent: u16::from(w.depth) * 2, active: w.focused, selected: w.selected }
 }
 
 fn agent_item(a: &AgentView, options: &RenderOptions, colors: &ThemeColors) -> Item {
@@ -158,7 +167,7 @@ fn agent_item(a: &AgentView, options: &RenderOptions, colors: &ThemeColors) -> I
             })
         })
         .collect();
-    Item { lines, indent: 0, active: a.focused }
+    Item { lines, indent: 0, active: a.focused, selected: false }
 }
 
 /// The spans of one token row, separated by spaces; `None` when every token is empty (a row
@@ -208,7 +217,10 @@ fn draw_compact(
     colors: &ThemeColors,
 ) {
     for (w, y) in view.workspaces.iter().zip(area.top()..area.bottom()) {
-        if w.focused {
+        if w.selected {
+            fill(buf, Rect::new(area.x, y, area.width, 1), Style::new().bg(colors.selection_bg));
+            put_line(buf, area.x, y, 1, &Line::styled(SELECTION_MARKER, Style::new().fg(colors.accent)));
+        } else if w.focused {
             fill(buf, Rect::new(area.x, y, area.width, 1), Style::new().bg(colors.active_row_bg));
         }
         put_line(

@@ -16,6 +16,9 @@ pub struct WorkspaceView {
     pub label: String,
     pub status: AgentStatus,
     pub focused: bool,
+    /// The navigate-mode selection (`prefix+w`) is on this row; apart from `focused` until
+    /// Enter switches to it.
+    pub selected: bool,
     /// Indentation level: Git worktree checkouts sit one level under their parent.
     pub depth: u8,
     /// Extra tokens for configurable sidebar rows (`branch`, `git_status`, `$name` metadata).
@@ -156,6 +159,7 @@ impl<'a> ViewModel<'a> {
                 label: w.label.clone(),
                 status: w.agent_status,
                 focused: w.focused,
+                selected: false,
                 depth: u8::from(w.worktree.as_ref().is_some_and(|wt| wt.is_linked_worktree)),
                 tokens: w.tokens.clone(),
             })

@@ -81,6 +81,9 @@ impl Connection {
         self.drag = None;
         let (snapshot, panes) = paint::capture(&self.hub.shared);
         let target = self.hit(&self.hit_view(&snapshot, &panes), event);
+        if button == MouseButton::Right && self.context_menu(&snapshot, &target, event) {
+            return;
+        }
         let left = button == MouseButton::Left;
         let call = match target {
             Target::Workspace(index) if left => snapshot
@@ -215,7 +218,7 @@ impl Connection {
 }
 
 /// A [`Hit`] that owns what it names, so the session snapshot can be dropped.
-enum Target {
+pub(super) enum Target {
     Workspace(usize),
     Agent(usize),
     Tab(usize),

@@ -1,0 +1,240 @@
+//! A client's modals and navigate-mode selection on its connection. While a context menu or a
+//! rename dialog is open, keys, pastes and the mouse go to it instead of the keymap and panes
+//! (focus reports still count); its view is published to the paint task on a watch channel.
+//! A right-click on a workspace row, a tab or a pane opens that thing's menu; on a pane, holding
+//! `ui.right_click_passthrough_modifier` sends the click to the program instead.
+//!
+//! Not here: the menu and dialog models (pure, [`crate::clients::menu`] and
+//! [`crate::clients::dialog`]), drawing them ([`crate::render::draw_modal`]).
+
+use herdr_protocol::api::SessionSnapshot;
+use ratatui_core::layout::Rect;
+use serde_json::{Value, json};
+use tokio::sync::watch;
+
+use super::Connection;
+use super::mouse::Target;
+use crate::clients::actions::{self, Step, UiStep};
+use crate::clients::dialog::{DialogKey, RenameDialog, RenameTarget};
+use crate::clients::menu::{ContextMenu, MenuCommand, MenuInput};
+use crate::keymap::{InputEvent, Mode, Modifiers, MouseButton, MouseEvent, MouseKind};
+use crate::render::{ModalView, dialog_rect};
+
+/// What is open over the client's frame.
+#[derive(Debug, Clone)]
+enum Modal {
+    Menu(ContextMenu),
+    Rename(RenameDialog),
+}
+
+impl Modal {
+    fn view(&self) -> ModalView {
+        match self {
+            Modal::Menu(menu) => ModalView::Menu(menu.view()),
+            Modal::Rename(dialog) => ModalView::Dialog(dialog.view()),
+        }
+    }
+}
+
+/// The client's open modal, if any, and the channel its paint task draws it from.
+#[derive(Debug)]
+pub(super) struct Modals {
+    open: Option<Modal>,
+    view: watch::Sender<Option<ModalView>>,
+}
+
+impl Modals {
+    /// No modal open; the receiver is the paint task's.
+    pub(super) fn new() -> (Modals, watch::Receiver<Option<ModalView>>) {
+        let (view, receiver) = watch::channel(None);
+        (Modals { open: None, view }, receiver)
+    }
+
+    /// Whether `event` goes to an open modal rather than the keymap (focus reports never do).
+    pub(super) fn takes(&self, event: &InputEvent) -> bool {
+        self.open.is_some() && !matches!(event, InputEvent::FocusIn | InputEvent::FocusOut)
+    }
+
+    fn set(&mut self, modal: Option<Modal>) {
+        self.open = modal;
+        self.publish();
+    }
+
+    fn publish(&self) {
+        let view = self.open.as_ref().map(Modal::view);
+        self.view.send_if_modified(|shown| {
+            let changed = *shown != view;
+            *shown = view;
+            changed
+        });
+    }
+}
+
+impl Connection {
+    /// One input event while a modal is open.
+    pub(super) async fn modal_event(&mut self, event: InputEvent) {
+        let screen = self.screen();
+        let Some(modal) = self.modals.open.as_mut() else { return };
+        match (modal, event) {
+            (Modal::Menu(menu), InputEvent::Key(key)) => {
+                let input = menu.key(key.key);
+                self.menu_input(input).await;
+            }
+            (Modal::Menu(menu), InputEvent::Mouse(mouse)) => {
+                let at = (mouse.x, mouse.y);
+                match mouse.kind {
+                    MouseKind::Move | MouseKind::Drag(_) if menu.hover(screen, at) => self.modals.publish(),
+                    MouseKind::Press(MouseButton::Left) => {
+                        let input = menu.click(screen, at);
+                        self.menu_input(input).await;
+                    }
+                    // Another button closes the menu when pressed outside it.
+                    MouseKind::Press(_) if menu.click(screen, at) == MenuInput::Close => {
+                        self.modals.set(None)
+                    }
+                    _ => {}
+                }
+            }
+            (Modal::Rename(dialog), InputEvent::Key(key)) => match dialog.key(key.key) {
+                DialogKey::Editing => self.modals.publish(),
+                DialogKey::Cancel => self.modals.set(None),
+                DialogKey::Apply => {
+                    let (method, params) = dialog.apply();
+                    self.modals.set(None);
+                    self.call(method, params).await;
+                }
+            },
+            (Modal::Rename(dialog), InputEvent::Paste(bytes)) => {
+                dialog.paste(&String::from_utf8_lossy(&bytes));
+                self.modals.publish();
+            }
+            (Modal::Rename(_), InputEvent::Mouse(mouse)) => {
+                let inside = dialog_rect(screen).contains((mouse.x, mouse.y).into());
+                if matches!(mouse.kind, MouseKind::Press(_)) && !inside {
+                    self.modals.set(None);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    async fn menu_input(&mut self, input: MenuInput) {
+        match input {
+            MenuInput::Stay => self.modals.publish(),
+            MenuInput::Close => self.modals.set(None),
+            MenuInput::Run(MenuCommand::Call(method, params)) => {
+                self.modals.set(None);
+                self.call(method, params).await;
+            }
+            MenuInput::Run(MenuCommand::Rename(target, current)) => self.open_rename(target, &current),
+        }
+    }
+
+    fn open_rename(&mut self, target: RenameTarget, current: &str) {
+        self.modals.set(Some(Modal::Rename(RenameDialog::new(target, current))));
+    }
+
+    /// A right button press on `target`: opens its context menu and returns true, or false when
+    /// the press is not for a menu (nothing with a menu there, or a pane right-click with the
+    /// pass-through modifier held, which goes to the program).
+    pub(super) fn context_menu(
+        &mut self,
+        snapshot: &SessionSnapshot,
+        target: &Target,
+        event: &MouseEvent,
+    ) -> bool {
+        let at = (event.x, event.y);
+        let menu = match target {
+            Target::Workspace(index) => ContextMenu::workspace(snapshot, *index, at),
+            Target::Tab(index) => ContextMenu::tab(snapshot, *index, at),
+            Target::Pane { pane_id, .. } => {
+                let modifier = passthrough_modifier(self.hub.config().ui.right_click_passthrough_modifier);
+                if modifier.is_some_and(|m| event.mods.contains(m)) {
+                    return false;
+                }
+                ContextMenu::pane(snapshot, pane_id, at)
+            }
+            _ => None,
+        };
+        let Some(menu) = menu else { return false };
+        self.modals.set(Some(Modal::Menu(menu)));
+        true
+    }
+
+    /// Carries out a step that involves this client's modals or selection.
+    pub(super) async fn ui_step(&mut self, step: UiStep) {
+        let snapshot = self.hub.shared.session().snapshot();
+        match step {
+            UiStep::Rename(target, current) => self.open_rename(target, &current),
+            UiStep::MoveSelection { forward } => {
+                let current = self.view.borrow().selected_workspace.or_else(|| focused_index(&snapshot));
+                let next = actions::move_selection(current, snapshot.workspaces.len(), forward);
+                self.view.send_if_modified(|v| std::mem::replace(&mut v.selected_workspace, next) != next);
+            }
+            UiStep::SwitchToSelection => {
+                let selected = self.view.borrow().selected_workspace;
+                if let Some(Step::Call(method, params)) =
+                    selected.map(|index| actions::focus_workspace(&snapshot, index))
+                {
+                    self.call(method, params).await;
+                }
+            }
+            UiStep::OpenNotificationTarget => {
+                let open = |pane: &str| snapshot.panes.iter().any(|p| p.pane_id == pane);
+                let target = self.hub.shared.screens.open_alert_target(open);
+                let focused = snapshot.focused_pane_id.as_deref();
+                if let Some(pane_id) = target.filter(|p| Some(p.as_str()) != focused) {
+                    self.call("pane.focus", json!({ "pane_id": pane_id })).await;
+                }
+            }
+        }
+    }
+
+    /// The keymap changed mode: entering navigate mode selects the focused workspace, leaving
+    /// it drops the selection.
+    pub(super) fn navigate_mode(&mut self, mode: Mode) {
+        let selected =
+            if mode == Mode::Navigate { focused_index(&self.hub.shared.session().snapshot()) } else { None };
+        self.view.send_if_modified(|v| std::mem::replace(&mut v.selected_workspace, selected) != selected);
+    }
+
+    fn screen(&self) -> Rect {
+        let view = self.view.borrow();
+        Rect::new(0, 0, view.cols, view.rows)
+    }
+
+    async fn call(&self, method: &'static str, params: Value) {
+        if let Some(Err(e)) = self.hub.shared.session_call(method, params).await {
+            log::debug!("{method} from a menu or dialog failed: {e:?}");
+        }
+    }
+}
+
+fn focused_index(snapshot: &SessionSnapshot) -> Option<usize> {
+    snapshot.workspaces.iter().position(|w| w.focused)
+}
+
+/// The modifier named by `ui.right_click_passthrough_modifier` (`None`: not configured).
+fn passthrough_modifier(name: &str) -> Option<Modifiers> {
+    match name {
+        "shift" => Some(Modifiers::SHIFT),
+        "alt" => Some(Modifiers::ALT),
+        "ctrl" => Some(Modifiers::CTRL),
+        "super" => Some(Modifiers::SUPER),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_passthrough_modifier_is_read_from_its_config_name() {
+        assert_eq!(passthrough_modifier(""), None);
+        assert_eq!(passthrough_modifier("shift"), Some(Modifiers::SHIFT));
+        assert_eq!(passthrough_modifier("alt"), Some(Modifiers::ALT));
+        assert_eq!(passthrough_modifier("ctrl"), Some(Modifiers::CTRL));
+        assert_eq!(passthrough_modifier("super"), Some(Modifiers::SUPER));
+    }
+}

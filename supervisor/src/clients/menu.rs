@@ -1,0 +1,298 @@
+//! Context menus' model (pure): the items a right-click on a workspace row, a tab or a pane
+//! offers, worked out from the session snapshot; the highlighted item, moved by the mouse or
+//! Up/Down/j/k; and what a key or click does (run an item's command, close, nothing).
+//!
+//! Not here: drawing and item geometry ([`crate::render::draw_menu`], [`menu_rect`]), running
+//! a command (the connection does: a session call or opening a rename dialog).
+
+use herdr_protocol::api::SessionSnapshot;
+use ratatui_core::layout::Rect;
+use serde_json::{Value, json};
+
+use super::dialog::RenameTarget;
+use crate::keymap::{KeyCode, KeyEvent, Modifiers};
+use crate::render::{MenuView, menu_item_at, menu_rect};
+
+/// What choosing an item does.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum MenuCommand {
+    /// Run this session method.
+    Call(&'static str, Value),
+    /// Open the rename dialog for this target, prefilled with its current name.
+    Rename(RenameTarget, String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct MenuItem {
+    pub label: &'static str,
+    pub command: MenuCommand,
+}
+
+/// What a key or a click did to an open menu.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum MenuInput {
+    /// The menu stays open (the highlight may have moved).
+    Stay,
+    /// Close the menu and run this.
+    Run(MenuCommand),
+    /// Close the menu.
+    Close,
+}
+
+/// An open context menu.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct ContextMenu {
+    items: Vec<MenuItem>,
+    /// Where it was opened (the clicked cell).
+    at: (u16, u16),
+    selected: Option<usize>,
+}
+
+impl ContextMenu {
+    /// A menu of `items` opened at `at`; `None` when there is nothing to offer.
+    pub(super) fn new(items: Vec<MenuItem>, at: (u16, u16)) -> Option<ContextMenu> {
+        (!items.is_empty()).then_some(ContextMenu { items, at, selected: None })
+    }
+
+    /// The menu for workspace `index` of the snapshot.
+    pub(super) fn workspace(snapshot: &SessionSnapshot, index: usize, at: (u16, u16)) -> Option<ContextMenu> {
+        let w = snapshot.workspaces.get(index)?;
+        let id = &w.workspace_id;
+        ContextMenu::new(
+            vec![
+                item("Rename", MenuCommand::Rename(RenameTarget::Workspace(id.clone()), w.label.clone())),
+                call("Close", "workspace.close", json!({ "workspace_id": id })),
+            ],
+            at,
+        )
+    }
+
+    /// The menu for tab `index` of the focused workspace (as the tab bar numbers them).
+    pub(super) fn tab(snapshot: &SessionSnapshot, index: usize, at: (u16, u16)) -> Option<ContextMenu> {
+        let focused = snapshot.focused_workspace_id.as_ref()?;
+        let t = snapshot.tabs.iter().filter(|t| &t.workspace_id == focused).nth(index)?;
+        let id = &t.tab_id;
+        ContextMenu::new(
+            vec![
+                call("New tab", "tab.create", json!({ "workspace_id": focused, "focus": true })),
+                item("Rename", MenuCommand::Rename(RenameTarget::Tab(id.clone()), t.label.clone())),
+                call("Close", "tab.close", json!({ "tab_id": id })),
+            ],
+            at,
+        )
+    }
+
+    /// The menu for a pane of the focused tab. Swapping is offered only for a pane other than
+    /// the focused one.
+    pub(super) fn pane(snapshot: &SessionSnapshot, pane_id: &str, at: (u16, u16)) -> Option<ContextMenu> {
+        let pane = snapshot.panes.iter().find(|p| p.pane_id == pane_id)?;
+        let current = pane.label.clone().unwrap_or_default();
+        let target = || json!({ "pane_id": pane_id });
+        let split =
+            |direction: &str| json!({ "target_pane_id": pane_id, "direction": direction, "focus": true });
+        let mut items = vec![
+            item("Rename pane", MenuCommand::Rename(RenameTarget::Pane(pane_id.to_owned()), current)),
+            call("Clear pane name", "pane.rename", target()),
+        ];
+        if let Some(focused) = snapshot.focused_pane_id.as_deref().filter(|f| *f != pane_id) {
+            let params = json!({ "source_pane_id": focused, "target_pane_id": pane_id });
+            items.push(call("Swap with focused pane", "pane.swap", params));
+        }
+        items.extend([
+            call("Split right", "pane.split", split("right")),
+            call("Split down", "pane.split", split("down")),
+            call("Zoom", "pane.zoom", target()),
+            call("Close pane", "pane.close", target()),
+        ]);
+        ContextMenu::new(items, at)
+    }
+
+    /// One key while the menu is open.
+    pub(super) fn key(&mut self, key: KeyEvent) -> MenuInput {
+        if key.mods != Modifiers::NONE {
+            return MenuInput::Stay;
+        }
+        let n = self.items.len();
+        match key.code {
+            KeyCode::Esc => MenuInput::Close,
+            KeyCode::Enter => match self.selected.and_then(|i| self.items.get(i)) {
+                Some(item) => MenuInput::Run(item.command.clone()),
+                None => MenuInput::Stay,
+            },
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.selected = Some(self.selected.map_or(0, |i| (i + 1) % n));
+                MenuInput::Stay
+            }
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.selected = Some(self.selected.map_or(n - 1, |i| (i + n - 1) % n));
+                MenuInput::Stay
+            }
+            _ => MenuInput::Stay,
+        }
+    }
+
+    /// The mouse moved to `at`: the item under it is highlighted (one off the items keeps the
+    /// highlight where it was). True when the highlight changed.
+    pub(super) fn hover(&mut self, screen: Rect, at: (u16, u16)) -> bool {
+        let Some(index) = menu_item_at(self.rect(screen), self.items.len(), at) else { return false };
+        self.selected.replace(index) != Some(index)
+    }
+
+    /// A left click at `at`: on an item runs it, on the menu's border does nothing, anywhere
+    /// else closes the menu.
+    pub(super) fn click(&self, screen: Rect, at: (u16, u16)) -> MenuInput {
+        let rect = self.rect(screen);
+        match menu_item_at(rect, self.items.len(), at) {
+            Some(index) => MenuInput::Run(self.items[index].command.clone()),
+            None if rect.contains(at.into()) => MenuInput::Stay,
+            None => MenuInput::Close,
+        }
+    }
+
+    fn labels(&self) -> Vec<String> {
+        self.items.iter().map(|i| i.label.to_owned()).collect()
+    }
+
+    fn rect(&self, screen: Rect) -> Rect {
+        menu_rect(screen, self.at, &self.labels())
+    }
+
+    /// What the compositor draws.
+    pub(super) fn view(&self) -> MenuView {
+        MenuView { items: self.labels(), selected: self.selected, at: self.at }
+    }
+}
+
+fn item(label: &'static str, command: MenuCommand) -> MenuItem {
+    MenuItem { label, command }
+}
+
+fn call(label: &'static str, method: &'static str, params: Value) -> MenuItem {
+    item(label, MenuCommand::Call(method, params))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::Session;
+
+    /// Workspace `w1` "api" with tabs `main` and `logs`; the first tab split in two.
+    fn snapshot() -> SessionSnapshot {
+        let mut session = Session::new(120, 40);
+        for (method, params) in [
+            ("workspace.create", json!({ "focus": true, "label": "api" })),
+            ("tab.create", json!({ "focus": false, "label": "logs" })),
+            ("pane.split", json!({ "direction": "right", "focus": false })),
+        ] {
+            assert!(matches!(session.handle(method, params), Some(Ok(_))), "{method}");
+        }
+        session.snapshot()
+    }
+
+    fn labels(menu: &ContextMenu) -> Vec<&'static str> {
+        menu.items.iter().map(|i| i.label).collect()
+    }
+
+    fn plain(code: KeyCode) -> KeyEvent {
+        KeyEvent::plain(code)
+    }
+
+    #[test]
+    fn a_workspace_menu_renames_and_closes_that_workspace() {
+        let snapshot = snapshot();
+        let id = snapshot.workspaces[0].workspace_id.clone();
+        let menu = ContextMenu::workspace(&snapshot, 0, (1, 2)).expect("a menu");
+        assert_eq!(labels(&menu), ["Rename", "Close"]);
+        assert_eq!(
+            menu.items[0].command,
+            MenuCommand::Rename(RenameTarget::Workspace(id.clone()), "api".into())
+        );
+        assert_eq!(
+            menu.items[1].command,
+            MenuCommand::Call("workspace.close", json!({ "workspace_id": id }))
+        );
+        assert!(ContextMenu::workspace(&snapshot, 5, (1, 2)).is_none(), "no such row");
+    }
+
+    #[test]
+    fn a_tab_menu_names_the_clicked_tab_of_the_focused_workspace() {
+        let snapshot = snapshot();
+        let logs = snapshot.tabs.iter().find(|t| t.label == "logs").expect("the logs tab").tab_id.clone();
+        let menu = ContextMenu::tab(&snapshot, 1, (30, 0)).expect("a menu");
+        assert_eq!(labels(&menu), ["New tab", "Rename", "Close"]);
+        assert_eq!(
+            menu.items[1].command,
+            MenuCommand::Rename(RenameTarget::Tab(logs.clone()), "logs".into())
+        );
+        assert_eq!(menu.items[2].command, MenuCommand::Call("tab.close", json!({ "tab_id": logs })));
+        let MenuCommand::Call("tab.create", params) = &menu.items[0].command else { panic!("new tab") };
+        assert_eq!(params["workspace_id"], json!(snapshot.focused_workspace_id));
+    }
+
+    #[test]
+    fn a_pane_menu_offers_swapping_only_for_another_pane() {
+        let snapshot = snapshot();
+        let focused = snapshot.focused_pane_id.clone().expect("a focused pane");
+        let layout = snapshot.layouts.iter().find(|l| Some(&l.tab_id) == snapshot.focused_tab_id.as_ref());
+        let other = layout.expect("the focused tab's layout").panes.iter().find(|p| p.pane_id != focused);
+        let other = other.expect("the second pane").pane_id.clone();
+        let own = ContextMenu::pane(&snapshot, &focused, (50, 10)).expect("a menu");
+        assert_eq!(
+            labels(&own),
+            ["Rename pane", "Clear pane name", "Split right", "Split down", "Zoom", "Close pane"]
+        );
+        let menu = ContextMenu::pane(&snapshot, &other, (50, 10)).expect("a menu");
+        assert_eq!(labels(&menu)[2], "Swap with focused pane");
+        assert_eq!(
+            menu.items[2].command,
+            MenuCommand::Call("pane.swap", json!({ "source_pane_id": focused, "target_pane_id": other }))
+        );
+        assert_eq!(
+            menu.items[3].command,
+            MenuCommand::Call(
+                "pane.split",
+                json!({ "target_pane_id": other, "direction": "right", "focus": true })
+            )
+        );
+        assert_eq!(menu.items[1].command, MenuCommand::Call("pane.rename", json!({ "pane_id": other })));
+    }
+
+    #[test]
+    fn keys_move_the_highlight_around_and_enter_runs_it() {
+        let snapshot = snapshot();
+        let mut menu = ContextMenu::tab(&snapshot, 0, (30, 0)).expect("a menu");
+        assert_eq!(menu.key(plain(KeyCode::Enter)), MenuInput::Stay, "nothing highlighted yet");
+        menu.key(plain(KeyCode::Up));
+        assert_eq!(menu.selected, Some(2), "up from nothing starts at the bottom");
+        menu.key(plain(KeyCode::Char('j')));
+        assert_eq!(menu.selected, Some(0), "down wraps");
+        menu.key(plain(KeyCode::Char('k')));
+        menu.key(plain(KeyCode::Down));
+        menu.key(plain(KeyCode::Down));
+        assert_eq!(menu.selected, Some(1));
+        assert!(matches!(menu.key(plain(KeyCode::Enter)), MenuInput::Run(MenuCommand::Rename(..))));
+        assert_eq!(menu.key(plain(KeyCode::Esc)), MenuInput::Close);
+        assert_eq!(menu.key(KeyEvent::ctrl('j')), MenuInput::Stay);
+    }
+
+    #[test]
+    fn the_mouse_highlights_and_clicks_items_and_a_click_outside_closes() {
+        let snapshot = snapshot();
+        let screen = Rect::new(0, 0, 120, 40);
+        let mut menu = ContextMenu::tab(&snapshot, 0, (30, 1)).expect("a menu");
+        // The box starts at the click: border row 1, items on rows 2..=4 from column 31.
+        assert!(menu.hover(screen, (33, 3)));
+        assert!(!menu.hover(screen, (34, 3)), "same item");
+        assert!(!menu.hover(screen, (80, 20)), "off the menu keeps the highlight");
+        assert_eq!(menu.view().selected, Some(1));
+        assert_eq!(menu.view().items, ["New tab", "Rename", "Close"]);
+        assert!(matches!(menu.click(screen, (33, 4)), MenuInput::Run(MenuCommand::Call("tab.close", _))));
+        assert_eq!(menu.click(screen, (30, 3)), MenuInput::Stay, "the border");
+        assert_eq!(menu.click(screen, (80, 20)), MenuInput::Close);
+    }
+
+    #[test]
+    fn an_empty_menu_does_not_open() {
+        assert!(ContextMenu::new(Vec::new(), (0, 0)).is_none());
+    }
+}
