@@ -57,6 +57,19 @@ fn wait_foreground(w: &mut Worker, name: &str) {
     }
 }
 
+/// Polls the screen until it shows `needle`; the failure names what the screen showed instead.
+fn wait_screen(w: &mut Worker, needle: &str) {
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let screen = w.text(ReadSource::Visible);
+        if screen.contains(needle) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the screen never showed {needle:?}:\n{screen}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn copy_mode_round_trip_on_a_visible_pane() {
     let mut w = Worker::start();
@@ -146,7 +159,7 @@ fn typed_escape_reaches_a_kitty_keyboard_program_in_its_encoding() {
     wait_foreground(&mut w, "head");
     w.ok(WorkerRequest::TypeKey { bytes: b"\t".to_vec(), key: "ctrl+i".into() });
     w.ok(WorkerRequest::SendBytes(b"\n".to_vec()));
-    w.wait_for(ReadSource::Visible, Matcher::Substring("plain-090a".into()));
+    wait_screen(&mut w, "plain-090a");
 
     // The program pushes kitty flags (disambiguate): escape must arrive as CSI 27 u.
     // The marker line comes after the push, so once the worker shows it, it has the flags.
@@ -156,5 +169,5 @@ fn typed_escape_reaches_a_kitty_keyboard_program_in_its_encoding() {
     w.ok(WorkerRequest::TypeKey { bytes: vec![0x1b], key: "escape".into() });
     // The tty is in canonical mode: a newline hands the line to `head`.
     w.ok(WorkerRequest::SendBytes(b"\n".to_vec()));
-    w.wait_for(ReadSource::Visible, Matcher::Substring("kitty-1b5b323775".into()));
+    wait_screen(&mut w, "kitty-1b5b323775");
 }
