@@ -80,6 +80,11 @@ pub trait CopyDocument {
     fn viewport_height(&self) -> u32;
     /// Where copy mode starts: the program's cursor if the viewport shows it.
     fn program_cursor(&self) -> Option<Pos>;
+    /// The row's text when it is cheaper to get than its cells (blanks may differ, the rest in
+    /// order): search skips rows whose text cannot hold the query. `None`: no shortcut.
+    fn row_text_hint(&self, _row: u32) -> Option<&str> {
+        None
+    }
 }
 
 /// Copy mode's cursor, the selection and the last search. `active` false is a mouse selection

@@ -25,6 +25,16 @@ pub(super) fn run(s: &mut CopyState, doc: &impl CopyDocument, query: &str, backw
 pub fn find(doc: &impl CopyDocument, from: Pos, query: &str, backward: bool) -> Option<Pos> {
     let fold = !query.chars().any(char::is_uppercase);
     let needle: Vec<char> = query.chars().map(|c| fold_char(c, fold)).collect();
+    // What any row holding a match must show, blanks aside (hints may render blanks otherwise).
+    let visible: String = needle.iter().filter(|c| !c.is_whitespace()).collect();
+    let may_match = |row: u32| match doc.row_text_hint(row) {
+        Some(hint) if !visible.is_empty() => {
+            let hint: String =
+                hint.chars().filter(|c| !c.is_whitespace()).map(|c| fold_char(c, fold)).collect();
+            hint.contains(&visible)
+        }
+        _ => true,
+    };
     let rows = doc.row_count();
     if rows == 0 {
         return None;
@@ -33,6 +43,9 @@ pub fn find(doc: &impl CopyDocument, from: Pos, query: &str, backward: bool) -> 
     // wrapping) for the part before it and the cursor itself.
     for step in 0..=rows {
         let row = if backward { (from.row + rows - step % rows) % rows } else { (from.row + step) % rows };
+        if !may_match(row) {
+            continue;
+        }
         let matches = row_matches(doc, row, &needle, fold);
         let hit = match (step, backward) {
             (0, false) => matches.into_iter().find(|&c| c > from.col),

@@ -12,12 +12,18 @@
 //!
 //! Not here: what a request means (`copy`), when the overlay is sent (`pane`).
 
-use std::{cell::RefCell, collections::HashMap, rc::Rc};
+use std::{
+    cell::{OnceCell, RefCell},
+    collections::HashMap,
+    rc::Rc,
+};
 
 use herdr_protocol::ipc::{CopyRequest, CopyView, ReadFormat};
 use libghostty_vt::{
     Terminal,
+    fmt::{Format, Formatter, FormatterOptions},
     screen::{CellWide, TrackedGridRef},
+    selection::Selection,
     terminal::{Point, PointCoordinate, PointSpace, ScrollViewport},
 };
 
@@ -156,6 +162,9 @@ struct TermDoc<'t> {
     height: u32,
     cursor: Option<Pos>,
     cache: RefCell<HashMap<u32, Rc<DocRow>>>,
+    /// Every row's plain text from one formatter pass, made on the first search hint asked for
+    /// (reading cells one by one costs far more); `None` inside when it cannot be trusted.
+    lines: OnceCell<Option<Vec<String>>>,
 }
 
 impl<'t> TermDoc<'t> {
@@ -167,7 +176,16 @@ impl<'t> TermDoc<'t> {
         let cursor_row = active_top + u32::from(term.cursor_y()?);
         let cursor = (cursor_row >= top && cursor_row < top + height)
             .then(|| Pos::new(cursor_row, term.cursor_x().unwrap_or(0)));
-        Ok(Self { term, rows, cols: term.cols()?.max(1), top, height, cursor, cache: RefCell::default() })
+        Ok(Self {
+            term,
+            rows,
+            cols: term.cols()?.max(1),
+            top,
+            height,
+            cursor,
+            cache: RefCell::default(),
+            lines: OnceCell::new(),
+        })
     }
 
     fn read_row(&self, row: u32) -> Result<DocRow, EngineError> {
@@ -235,6 +253,33 @@ impl CopyDocument for TermDoc<'_> {
     fn program_cursor(&self) -> Option<Pos> {
         self.cursor
     }
+
+    fn row_text_hint(&self, row: u32) -> Option<&str> {
+        let lines = self.lines.get_or_init(|| {
+            screen_lines(self.term, self.rows, self.cols)
+                .inspect_err(|err| log::warn!("copy mode could not format the screen: {err}"))
+                .ok()
+                .filter(|lines| lines.len() <= self.rows as usize)
+        });
+        let lines = lines.as_ref()?;
+        // Rows past the formatted text are trailing blank rows the formatter left out.
+        Some(lines.get(row as usize).map_or("", String::as_str))
+    }
+}
+
+/// The whole screen as plain text, one line per row (soft wraps kept as row breaks).
+fn screen_lines(term: &Terminal<'static, 'static>, rows: u32, cols: u16) -> Result<Vec<String>, EngineError> {
+    let start = term.grid_ref(Point::Screen(PointCoordinate { x: 0, y: 0 }))?;
+    let end = term.grid_ref(Point::Screen(PointCoordinate { x: cols - 1, y: rows - 1 }))?;
+    let selection = Selection::new(start, end, false);
+    let options = FormatterOptions::new()
+        .with_format(Format::Plain)
+        .with_unwrap(false)
+        .with_trim(true)
+        .with_selection(&selection);
+    let bytes = Formatter::new(term, options)?.format_alloc(None)?;
+    let text = String::from_utf8_lossy(&bytes).replace("\r\n", "\n");
+    Ok(text.split('\n').map(str::to_owned).collect())
 }
 
 #[cfg(test)]

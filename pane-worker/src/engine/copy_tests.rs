@@ -135,3 +135,30 @@ fn typed_keys_are_re_encoded_only_for_extended_keyboard_modes() {
     assert_eq!(typed(&mut e, "alt+a"), Some(b"\x1b[27;3;97~".to_vec()));
     assert_eq!(typed(&mut e, "ctrl+i"), Some(b"\x1b[27;5;105~".to_vec()));
 }
+
+#[test]
+fn search_hints_line_up_with_the_rows_they_stand_for() {
+    use crate::copy::CopyDocument;
+    let mut e = Engine::new(12, 4).expect("terminal");
+    e.feed("short\r\n\r\na-long-line-that-wraps-twice!\r\n界字界字界字界 wide\r\n\ttab\r\n".as_bytes());
+    e.feed(b"\x1b[2J\x1b[Hafter clear\r\n$ ");
+    let doc = super::TermDoc::new(&e.term).expect("doc");
+    assert!(doc.row_text_hint(0).is_some(), "the formatter's lines are usable");
+    for row in 0..doc.row_count() + 2 {
+        let cells: String = doc.row(row).cells.concat().chars().filter(|c| !c.is_whitespace()).collect();
+        let hint: String =
+            doc.row_text_hint(row).expect("hint").chars().filter(|c| !c.is_whitespace()).collect();
+        assert_eq!(hint, cells, "row {row}");
+    }
+}
+
+#[test]
+fn search_finds_text_after_wrapped_and_wide_rows() {
+    let mut e = Engine::new(10, 3).expect("terminal");
+    e.feed("0123456789abcdefghij-wrapped\r\n界界界界界界界界\r\nneedle here\r\nx\r\ny\r\nz\r\n$ ".as_bytes());
+    copy(&mut e, CopyRequest::Enter);
+    copy(&mut e, CopyRequest::Search { query: "NEEDLE".to_lowercase(), backward: true });
+    assert_eq!(cursor_row_text(&mut e), "needle her", "wrapped at 10 columns");
+    copy(&mut e, CopyRequest::Search { query: "界界".into(), backward: true });
+    assert_eq!(view(&mut e).cursor.map(|c| c.0), Some(2), "the last match in the wrapped row: cell columns");
+}
