@@ -16,16 +16,19 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::actions::{self, Step};
+use super::copy::CopyQueue;
 use super::paint::{self, View};
 use super::registry::ClientId;
 use super::visibility;
 use super::{Hub, help, reload};
-use crate::keymap::{Action, InputDecoder, InputEvent, Keymap, Mode, Outcome};
+use crate::keymap::{Action, InputDecoder, InputEvent, KeyInput, Keymap, Mode, Outcome, grammar_name};
 use crate::render::ModeBadge;
 use crate::socket::peer_is_same_user;
 
+mod copy;
 mod modal;
 mod mouse;
+mod select;
 
 /// The client's `Hello` must arrive within this long.
 pub(super) const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -95,6 +98,10 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
         decoder: InputDecoder::new(),
         drag: None,
         modals,
+        copying: copy::Copying::new(
+            hub.shared.hub.watch(),
+            CopyQueue::start(hub.shared.clone(), control.clone()),
+        ),
         control,
         typed,
         config: hub.shared.screens.watch_config(),
@@ -173,6 +180,8 @@ struct Connection {
     drag: Option<mouse::Drag>,
     /// The context menu or rename dialog open over this client's frame.
     modals: modal::Modals,
+    /// Copy mode and mouse selection.
+    copying: copy::Copying,
 }
 
 impl Connection {
@@ -209,6 +218,7 @@ impl Connection {
                 }
                 _ = &mut *paint => return ReadEnd::PaintEnded,
                 Ok(()) = self.config.changed() => self.config_changed(),
+                () = self.copying.session_changed() => self.check_copy(),
             }
         }
     }
@@ -241,6 +251,7 @@ impl Connection {
     /// capture as configured now.
     fn config_changed(&mut self) {
         let config = self.config.borrow_and_update().clone();
+        self.leave_copy();
         self.keymap.set_bindings(config.bindings().clone());
         self.view
             .send_if_modified(|v| std::mem::replace(&mut v.mode, ModeBadge::Terminal) != ModeBadge::Terminal);
@@ -258,6 +269,7 @@ impl Connection {
                 self.modal_event(event).await;
                 continue;
             }
+            let Some(event) = self.copy_event(event) else { continue };
             let terminal = self.keymap.mode() == Mode::Terminal;
             match event {
                 InputEvent::Key(key) => {
@@ -288,10 +300,12 @@ impl Connection {
 
     async fn outcome(&mut self, outcome: Outcome) -> Option<ReadEnd> {
         match outcome {
-            Outcome::Forward(bytes) => self.forward(&bytes),
+            Outcome::Forward(input) => self.type_key(&input),
+            Outcome::Action(Action::CopyMode) => self.enter_copy(),
             Outcome::Action(Action::ModeChanged(mode)) => {
                 self.navigate_mode(mode);
                 let badge = match mode {
+                    Mode::Terminal if self.in_copy_mode() => ModeBadge::Copy,
                     Mode::Terminal => ModeBadge::Terminal,
                     Mode::Prefix => ModeBadge::Prefix,
                     Mode::Navigate => ModeBadge::Navigate,
@@ -327,7 +341,16 @@ impl Connection {
         None
     }
 
-    /// Key bytes to the focused pane's program, exactly as the client's terminal sent them.
+    /// A typed key to the focused pane: its bytes as the client's terminal sent them, and the
+    /// key by name so the pane can re-encode it for the program's keyboard mode.
+    fn type_key(&self, input: &KeyInput) {
+        match grammar_name(&input.key) {
+            Some(key) => self.to_focused_pane(WorkerRequest::TypeKey { bytes: input.bytes.clone(), key }),
+            None => self.forward(&input.bytes),
+        }
+    }
+
+    /// Bytes to the focused pane's program, exactly as the client's terminal sent them.
     fn forward(&self, bytes: &[u8]) {
         self.to_focused_pane(WorkerRequest::SendBytes(bytes.to_vec()));
     }

@@ -4,9 +4,13 @@
 //! what the client last received and sends the difference.
 //!
 //! Not here: composition and diffing themselves (pure, in [`crate::render`]), key decoding and
-//! modes ([`crate::keymap`]), the layout model ([`crate::session`]). Copy mode, drag-select and
-//! dialogs are not built yet: those inputs are dropped. The mouse (clicks, border and sidebar
-//! drags, the wheel) is handled per connection (`conn::mouse`).
+//! modes ([`crate::keymap`]), the layout model ([`crate::session`]). The mouse (clicks, border and
+//! sidebar drags, the wheel) is handled per connection (`conn::mouse`).
+//!
+//! Copy mode and mouse selection (`conn::copy`, `conn::select`, [`copy`]): keys and drags become
+//! copy requests for the pane's worker, whose damage carries the overlay mirrored here
+//! ([`Screens::copy_view`]); copied text goes to the client as `Clipboard` (OSC 52 there) with
+//! a "copied" toast.
 //!
 //! Notifications ([`notify`]): agent status changes become alerts the foreground client's paint
 //! task delivers. The live config is kept on [`Screens`] so the API can reload it
@@ -25,6 +29,7 @@
 mod actions;
 mod alert_gate;
 mod conn;
+mod copy;
 mod dialog;
 mod help;
 mod menu;
@@ -42,7 +47,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use herdr_protocol::grid::{GridCell, PaneGrid};
-use herdr_protocol::ipc::{GridDamage, ScrollPosition};
+use herdr_protocol::ipc::{CopyView, GridDamage, PaneModes, ScrollPosition};
 use herdr_protocol::paths::{self, PathEnv};
 use tokio::net::UnixListener;
 use tokio::sync::{broadcast, watch};
@@ -53,7 +58,7 @@ use crate::session::PaneKey;
 use crate::state::Shared;
 
 use notify::Alert;
-use registry::Registry;
+use registry::{ClientId, Registry};
 
 pub(crate) use reload::reload_config;
 
@@ -64,6 +69,8 @@ pub struct Screens {
     grids: Mutex<HashMap<PaneKey, PaneGrid>>,
     /// How far each mirrored pane is scrolled back (its scrollbar), from the same damage.
     scrolls: Mutex<HashMap<PaneKey, ScrollPosition>>,
+    /// Each mirrored pane's terminal modes and copy overlay, from the same damage.
+    overlays: Mutex<HashMap<PaneKey, PaneOverlay>>,
     /// How many times each mirrored grid changed, so a paint task can tell whose grid moved.
     changes: Mutex<HashMap<PaneKey, u64>>,
     dirty: watch::Sender<u64>,
@@ -82,6 +89,7 @@ impl Default for Screens {
         Screens {
             grids: Mutex::new(HashMap::new()),
             scrolls: Mutex::new(HashMap::new()),
+            overlays: Mutex::new(HashMap::new()),
             changes: Mutex::new(HashMap::new()),
             dirty: watch::channel(0).0,
             config: watch::channel(Arc::new(Config::default())).0,
@@ -106,8 +114,10 @@ impl Screens {
     /// Applies a worker's damage to the pane's mirrored grid: a full frame replaces it, changed
     /// rows are written over a grid of the same size. Rows for a grid of another size (a resize
     /// in flight) are dropped: the worker sends a full frame after every resize.
-    pub fn apply_damage(&self, key: PaneKey, damage: GridDamage) {
+    pub fn apply_damage(&self, key: PaneKey, mut damage: GridDamage) {
         self.scrolls().insert(key, damage.scroll);
+        let overlay = PaneOverlay { modes: damage.modes, copy: damage.copy.take() };
+        self.overlays().insert(key, overlay);
         if apply_damage(&mut self.grids(), key, damage) {
             self.grid_changed(key);
         }
@@ -130,6 +140,7 @@ impl Screens {
     /// Forgets a closed pane's grid.
     pub fn remove(&self, key: PaneKey) {
         self.scrolls().remove(&key);
+        self.overlays().remove(&key);
         if self.grids().remove(&key).is_some() {
             self.mark_dirty();
         }
@@ -142,6 +153,21 @@ impl Screens {
     /// How far `key` is scrolled back, as its last damage said (at the bottom when unknown).
     fn scroll(&self, key: PaneKey) -> ScrollPosition {
         self.scrolls().get(&key).copied().unwrap_or_default()
+    }
+
+    fn overlays(&self) -> MutexGuard<'_, HashMap<PaneKey, PaneOverlay>> {
+        self.overlays.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The copy-mode or mouse-selection overlay `key`'s last damage carried (`None`: nothing to
+    /// draw, or the pane is not mirrored).
+    pub(crate) fn copy_view(&self, key: PaneKey) -> Option<CopyView> {
+        self.overlays().get(&key).and_then(|o| o.copy.clone())
+    }
+
+    /// The terminal modes of a mirrored pane (`None` for a pane no client shows).
+    pub(crate) fn modes(&self, key: PaneKey) -> Option<PaneModes> {
+        self.overlays().get(&key).map(|o| o.modes)
     }
 
     /// A mirrored (shown) pane's scroll position and its grid's rows; `None` for a pane no
@@ -202,6 +228,13 @@ impl Screens {
     }
 }
 
+/// What a pane's damage says besides its cells and scroll position.
+#[derive(Debug, Clone, Default)]
+struct PaneOverlay {
+    modes: PaneModes,
+    copy: Option<CopyView>,
+}
+
 /// The grid-mirroring rule of [`Screens::apply_damage`]; true when a grid changed.
 fn apply_damage(grids: &mut HashMap<PaneKey, PaneGrid>, key: PaneKey, damage: GridDamage) -> bool {
     let grid = if damage.full {
@@ -233,6 +266,8 @@ struct Hub {
     foreground: watch::Sender<u64>,
     /// Panes whose workers were last told they are visible.
     visible: Mutex<visibility::Visible>,
+    /// The copy-mode search prompt each client is typing, drawn on its mode bar.
+    copy_prompts: Mutex<HashMap<ClientId, String>>,
 }
 
 impl Hub {
@@ -274,6 +309,7 @@ pub async fn serve(shared: Arc<Shared>, listener: UnixListener) {
         registry: Mutex::new(Registry::default()),
         foreground: watch::channel(0).0,
         visible: Mutex::new(visibility::Visible::default()),
+        copy_prompts: Mutex::new(HashMap::new()),
     });
     tokio::spawn(notify::watch_agents(shared.clone()));
     let mut stop = shared.shutdown_signal();

@@ -263,6 +263,7 @@ fn paint_frame(
     let config = hub.config();
     let colors = &config.theme().colors;
     let screen = frame.buffer.area;
+    super::copy::draw_bar(hub, id, view.mode, &mut frame.buffer);
     if let Some(toast) = toast {
         draw_toast(&mut frame.buffer, screen, &toast.view, &toast.position, colors);
     }
@@ -359,6 +360,7 @@ fn compose_view(
         for (key, pane_id) in panes {
             if let Some(pane) = model.panes.get_mut(pane_id) {
                 pane.scroll = hub.shared.screens.scroll(*key);
+                pane.copy = hub.shared.screens.copy_view(*key);
             }
         }
         compose_reusing(spare, &model, &options, config.theme(), view.cols, view.rows)

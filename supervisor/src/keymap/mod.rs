@@ -9,7 +9,9 @@
 
 mod action;
 mod bindings;
+mod copy;
 mod decode;
+mod grammar;
 mod key;
 
 #[cfg(test)]
@@ -19,7 +21,9 @@ mod tests_decode;
 
 pub use action::Action;
 pub use bindings::{BindingProblem, Bindings, Target};
+pub use copy::{CopyKeys, CopyStep};
 pub use decode::{InputDecoder, InputEvent, KeyInput, MouseButton, MouseEvent, MouseKind};
+pub use grammar::grammar_name;
 pub use key::{Binding, KeyCode, KeyEvent, KeyParseError, Modifiers, parse_binding, parse_key};
 
 use herdr_protocol::api::PaneDirection;
@@ -41,8 +45,9 @@ pub enum Mode {
 /// What the runtime must do with one key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
-    /// Write these bytes to the focused pane.
-    Forward(Vec<u8>),
+    /// Send this key to the focused pane: its bytes as typed, and the key itself so the pane can
+    /// re-encode it for the program's keyboard mode ([`grammar_name`]).
+    Forward(KeyInput),
     Action(Action),
     /// The key did nothing (an unbound key after the prefix, a stray key in navigate mode).
     Ignored,
@@ -96,7 +101,7 @@ impl Keymap {
         }
         match self.bindings.direct.get(&input.key).cloned() {
             Some(target) => vec![self.run(target)],
-            None => vec![Outcome::Forward(input.bytes.clone())],
+            None => vec![Outcome::Forward(input.clone())],
         }
     }
 
@@ -104,7 +109,7 @@ impl Keymap {
         self.mode = Mode::Terminal;
         if input.key == self.bindings.prefix {
             // prefix, prefix: the program gets one literal prefix key.
-            return vec![Outcome::Forward(input.bytes.clone())];
+            return vec![Outcome::Forward(input.clone())];
         }
         if input.key == KeyEvent::plain(KeyCode::Esc) {
             return vec![Outcome::Ignored];

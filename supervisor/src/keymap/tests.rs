@@ -98,13 +98,13 @@ fn prefix_bindings_match_upstream_defaults() {
 fn terminal_mode_passes_bytes_through_and_prefix_prefix_sends_one_literal_prefix() {
     let mut km = keymap();
     let a = KeyInput { key: parse_key("a").expect("a"), bytes: b"a".to_vec() };
-    assert_eq!(km.handle_key(&a), vec![Outcome::Forward(b"a".to_vec())]);
+    assert_eq!(km.handle_key(&a), vec![Outcome::Forward(a.clone())]);
     let ctrl_b = KeyInput { key: KeyEvent::ctrl('b'), bytes: vec![0x02] };
     km.handle_key(&ctrl_b);
     assert_eq!(km.mode(), Mode::Prefix);
     assert_eq!(
         km.handle_key(&ctrl_b),
-        vec![Outcome::Forward(vec![0x02]), Outcome::Action(Action::ModeChanged(Mode::Terminal))]
+        vec![Outcome::Forward(ctrl_b.clone()), Outcome::Action(Action::ModeChanged(Mode::Terminal))]
     );
     // Unbound keys and Esc after the prefix do nothing and return to terminal mode.
     for key in ["y", "esc"] {
@@ -214,7 +214,7 @@ fn config_overrides_unbinds_and_reports_problems() {
     // Direct bindings fire in terminal mode instead of reaching the pane.
     let mut km = Keymap::new(bindings);
     assert_eq!(km.handle_key(&input("alt+t")), vec![Outcome::Action(Action::NewTab)]);
-    assert_eq!(km.handle_key(&input("ctrl+b")), vec![Outcome::Forward(b"<ctrl+b>".to_vec())]);
+    assert_eq!(km.handle_key(&input("ctrl+b")), vec![Outcome::Forward(input("ctrl+b"))]);
 }
 
 #[test]

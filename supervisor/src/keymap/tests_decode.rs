@@ -168,13 +168,13 @@ fn decoded_keys_drive_the_keymap() {
     assert_eq!(
         outcomes,
         vec![
-            Outcome::Forward(b"l".to_vec()),
-            Outcome::Forward(b"s".to_vec()),
+            Outcome::Forward(KeyInput { key: KeyEvent::plain(KeyCode::Char('l')), bytes: b"l".to_vec() }),
+            Outcome::Forward(KeyInput { key: KeyEvent::plain(KeyCode::Char('s')), bytes: b"s".to_vec() }),
             Outcome::Action(Action::ModeChanged(Mode::Prefix)),
             Outcome::Action(Action::SplitVertical),
             Outcome::Action(Action::ModeChanged(Mode::Terminal)),
             Outcome::Action(Action::ModeChanged(Mode::Prefix)),
-            Outcome::Forward(vec![0x02]),
+            Outcome::Forward(KeyInput { key: KeyEvent::ctrl('b'), bytes: vec![0x02] }),
             Outcome::Action(Action::ModeChanged(Mode::Terminal)),
         ]
     );

@@ -1,5 +1,6 @@
 //! The pane area: each visible pane's box (focused one highlighted, label in the top border) and
-//! its mirrored grid blitted inside, wide characters included.
+//! its mirrored grid blitted inside, wide characters included, with any copy-mode or mouse
+//! selection over it ([`selection`]).
 
 use herdr_protocol::api::PaneLayoutSnapshot;
 use ratatui_core::buffer::{Buffer, Cell};
@@ -11,6 +12,7 @@ use unicode_width::UnicodeWidthStr;
 use super::chrome::FrameLayout;
 use super::compose::put_line;
 use super::grid::{attrs_to_modifier, color_to_ratatui};
+use super::selection;
 use super::theme::ThemeColors;
 use super::view::{PaneView, RenderOptions, ViewModel};
 use herdr_protocol::grid::{CellAttrs, CursorPlacement, GridColor, PaneGrid};
@@ -44,8 +46,14 @@ pub(crate) fn draw(
         }
         if let Some(grid) = pane.grid {
             blit(buf, content, grid);
+            if let Some(copy) = &pane.copy {
+                selection::draw_selection(buf, content, grid, copy, colors);
+            }
             if focused {
-                cursor = place_cursor(content, grid);
+                cursor = match &pane.copy {
+                    Some(copy) if copy.active => selection::copy_cursor(content, grid, copy),
+                    _ => place_cursor(content, grid),
+                };
             }
         }
     }

@@ -8,7 +8,7 @@ use herdr_protocol::api::{AgentStatus, PaneLayoutSnapshot, SessionSnapshot};
 use super::chrome::SidebarMode;
 use super::status::StatusStyle;
 use herdr_protocol::grid::PaneGrid;
-use herdr_protocol::ipc::ScrollPosition;
+use herdr_protocol::ipc::{CopyView, ScrollPosition};
 
 /// A row of the sidebar's "spaces" panel.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -59,6 +59,8 @@ pub struct PaneView<'a> {
     /// How far the pane's view is scrolled back through its history (a scrollbar shows while
     /// the offset is above 0).
     pub scroll: ScrollPosition,
+    /// Copy mode's cursor and the selection over the grid (viewport cells), when there is one.
+    pub copy: Option<CopyView>,
 }
 
 /// The input mode, shown as a bar over the bottom row while not in terminal mode.
@@ -201,6 +203,7 @@ impl<'a> ViewModel<'a> {
                     status: p.agent_status,
                     grid: grid(&p.pane_id),
                     scroll: ScrollPosition::default(),
+                    copy: None,
                 };
                 (p.pane_id.clone(), view)
             })

@@ -2,7 +2,8 @@
 //! a split border or the sidebar's edge starts a drag that resizes it live, one on a scrolled
 //! pane's scrollbar moves its view through the history; the wheel and clicks over a pane go to
 //! that pane's worker, which knows whether its program asked for mouse reports (else a wheel
-//! scrolls the scrollback, or sends arrows on the alternate screen).
+//! scrolls the scrollback, or sends arrows on the alternate screen). A left press on a pane
+//! whose program takes no mouse reports (or with shift) selects text instead (`super::select`).
 //!
 //! Not here: what is under a cell (the compositor's [`hit_test`]) and what the program receives
 //! (the worker encodes for its program's mouse mode).
@@ -29,6 +30,8 @@ pub(super) enum Drag {
     Scrollbar { key: PaneKey, track: Rect },
     /// The press went to this pane: motion and the release go there too, even outside it.
     Pane { key: PaneKey, content: Rect },
+    /// Selecting text in this pane (`super::select`).
+    Select { key: PaneKey, content: Rect },
 }
 
 impl Connection {
@@ -54,10 +57,16 @@ impl Connection {
             (MouseKind::Drag(button), Some(Drag::Pane { key, content })) => {
                 self.to_pane(key, content, &event, PaneMouseAction::Drag(wire_button(button)));
             }
+            (MouseKind::Drag(_), Some(Drag::Select { key, content })) => {
+                self.select_drag(key, content, &event)
+            }
             (MouseKind::Release(button), drag) => {
                 self.drag = None;
                 if let Some(Drag::Pane { key, content }) = drag {
                     self.to_pane(key, content, &event, PaneMouseAction::Release(wire_button(button)));
+                }
+                if let Some(Drag::Select { key, .. }) = drag {
+                    self.finish_selection(key);
                 }
             }
             (MouseKind::Press(button), _) => self.press(button, &event).await,
@@ -121,7 +130,9 @@ impl Connection {
             }
             Target::Pane { pane_id, content } => {
                 let key = panes.iter().find(|(_, id)| *id == pane_id).map(|(key, _)| *key);
-                if let Some(key) = key.filter(|_| inside(content, event)) {
+                if let Some(key) = key.filter(|_| inside(content, event))
+                    && !(left && self.select_press(key, content, event))
+                {
                     self.drag = Some(Drag::Pane { key, content });
                     self.to_pane(key, content, event, PaneMouseAction::Press(wire_button(button)));
                 }
