@@ -2,6 +2,8 @@
 //! `herdr` runs inside tmux, the test right-clicks and clicks with SGR mouse reports, types with
 //! `send-keys`, reads the screen with `capture-pane` and checks the session through the API.
 
+// The shared tmux harness has helpers (paste buffers) this suite does not use.
+#[allow(dead_code)]
 mod support;
 
 use herdr_e2e::{PATIENCE, TestServer, wait_until};
