@@ -109,10 +109,15 @@ impl std::fmt::Debug for Engine {
 
 impl Engine {
     pub fn new(cols: u16, rows: u16) -> Result<Self, EngineError> {
+        Self::with_scrollback_limit(cols, rows, SCROLLBACK_LIMIT_BYTES)
+    }
+
+    /// As [`Engine::new`] with another history budget (tests reach the limit with it).
+    pub(crate) fn with_scrollback_limit(cols: u16, rows: u16, bytes: usize) -> Result<Self, EngineError> {
         if cols == 0 || rows == 0 {
             return Err(EngineError::BadSize { cols, rows });
         }
-        let mut term = Terminal::new(TerminalOptions { cols, rows, max_scrollback: SCROLLBACK_LIMIT_BYTES })?;
+        let mut term = Terminal::new(TerminalOptions { cols, rows, max_scrollback: bytes })?;
         let effects = Rc::new(Effects::default());
         let replies = Rc::clone(&effects);
         let titles = Rc::clone(&effects);

@@ -5,8 +5,9 @@
 //!
 //! Keeping positions on their text: libghostty moves a tracked reference with its cell as
 //! output scrolls the screen, reflows it or prunes history. When the history limit prunes the
-//! row a reference was on, the reference loses its value; the position is then clamped to the
-//! oldest row that is left (same column), which is the nearest text that still exists. A switch
+//! row a reference was on, the reference loses its value (`has_value` false); the position is
+//! then clamped to the oldest row that is left (same column), the nearest text that still
+//! exists, and the next request pins it there again. A switch
 //! to the alternate screen while copy mode is on leaves the references on the primary screen;
 //! positions are clamped to the rows the active screen has.
 //!

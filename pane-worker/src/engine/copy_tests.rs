@@ -162,3 +162,24 @@ fn search_finds_text_after_wrapped_and_wide_rows() {
     copy(&mut e, CopyRequest::Search { query: "界界".into(), backward: true });
     assert_eq!(view(&mut e).cursor.map(|c| c.0), Some(2), "the last match in the wrapped row: cell columns");
 }
+
+#[test]
+fn a_position_pruned_from_history_clamps_to_the_oldest_row() {
+    let mut e = Engine::with_scrollback_limit(20, 5, 1).expect("terminal");
+    for i in 0..50 {
+        e.feed(format!("line {i:04}\r\n").as_bytes());
+    }
+    copy(&mut e, CopyRequest::Enter);
+    copy(&mut e, CopyRequest::Motion(CopyMotion::Top));
+    copy(&mut e, CopyRequest::Motion(CopyMotion::Right));
+    assert_eq!(cursor_row_text(&mut e), "line 0000");
+    for i in 50..5000 {
+        e.feed(format!("line {i:04}\r\n").as_bytes());
+    }
+    let oldest = shown(&mut e)[0].trim_end().to_owned();
+    assert_ne!(oldest, "line 0000", "the history limit pruned the cursor's row");
+    assert_eq!(view(&mut e).cursor, Some((1, 0)), "clamped to the oldest row, same column");
+    assert_eq!(cursor_row_text(&mut e), oldest);
+    copy(&mut e, CopyRequest::Motion(CopyMotion::Down));
+    assert_eq!(view(&mut e).cursor, Some((1, 1)), "and copy mode carries on from there");
+}
