@@ -28,7 +28,7 @@ pub struct DialogView {
     pub cursor: usize,
 }
 
-/// Where the dialog sits on `screen`: centred, at most [`MAX_WIDTH`] wide, five rows high.
+/// Where the dialog sits on `screen`: centred, at most 52 columns wide, five rows high.
 pub fn dialog_rect(screen: Rect) -> Rect {
     let width = screen.width.saturating_sub(4).min(MAX_WIDTH);
     let height = 5.min(screen.height);
