@@ -12,6 +12,10 @@
 //! ([`Screens::copy_view`]); copied text goes to the client as `Clipboard` (OSC 52 there) with
 //! a "copied" toast.
 //!
+//! Menus and dialogs (`conn::modal`, `menu`, `dialog`): a right-click opens a context menu,
+//! rename bindings and menu items a rename dialog; while one is open it takes the client's keys,
+//! pastes and mouse. Navigate mode's workspace selection lives in the client's view.
+//!
 //! Notifications ([`notify`]): agent status changes become alerts the foreground client's paint
 //! task delivers. The live config is kept on [`Screens`] so the API can reload it
 //! ([`reload_config`]) and show toasts (`notification.show`) without reaching into a connection.
