@@ -17,6 +17,7 @@ need_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok
 need_cmd tmux tmux
 need_cmd less less
 need_cmd vi vim-tiny
+need_cmd top procps
 need_cmd pkg-config pkg-config
 need_cmd python3 python3
 need_cmd stty coreutils
