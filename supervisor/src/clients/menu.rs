@@ -83,10 +83,12 @@ impl ContextMenu {
     }
 
     /// The menu for a pane of the focused tab. Swapping is offered only for a pane other than
-    /// the focused one.
+    /// the focused one; zooming reads "Unzoom" while the pane's tab is zoomed.
     pub(super) fn pane(snapshot: &SessionSnapshot, pane_id: &str, at: (u16, u16)) -> Option<ContextMenu> {
         let pane = snapshot.panes.iter().find(|p| p.pane_id == pane_id)?;
         let current = pane.label.clone().unwrap_or_default();
+        let zoomed =
+            snapshot.layouts.iter().any(|l| l.zoomed && l.panes.iter().any(|p| p.pane_id == pane_id));
         let target = || json!({ "pane_id": pane_id });
         let split =
             |direction: &str| json!({ "target_pane_id": pane_id, "direction": direction, "focus": true });
@@ -101,7 +103,7 @@ impl ContextMenu {
         items.extend([
             call("Split right", "pane.split", split("right")),
             call("Split down", "pane.split", split("down")),
-            call("Zoom", "pane.zoom", target()),
+            call(if zoomed { "Unzoom" } else { "Zoom" }, "pane.zoom", target()),
             call("Close pane", "pane.close", target()),
         ]);
         ContextMenu::new(items, at)
@@ -255,6 +257,18 @@ mod tests {
             )
         );
         assert_eq!(menu.items[1].command, MenuCommand::Call("pane.rename", json!({ "pane_id": other })));
+    }
+
+    #[test]
+    fn a_zoomed_pane_offers_to_unzoom() {
+        let mut session = Session::new(120, 40);
+        session.handle("workspace.create", json!({ "focus": true })).expect("a method").expect("created");
+        session.handle("pane.split", json!({ "direction": "right" })).expect("a method").expect("split");
+        let pane = session.snapshot().focused_pane_id.expect("a focused pane");
+        session.handle("pane.zoom", json!({ "pane_id": pane })).expect("a method").expect("zoomed");
+        let menu = ContextMenu::pane(&session.snapshot(), &pane, (50, 10)).expect("a menu");
+        assert!(labels(&menu).contains(&"Unzoom"), "{:?}", labels(&menu));
+        assert!(!labels(&menu).contains(&"Zoom"));
     }
 
     #[test]
