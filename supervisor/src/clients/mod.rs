@@ -40,6 +40,8 @@ mod menu;
 pub(crate) mod notify;
 mod paint;
 mod registry;
+mod repaint;
+mod rows;
 mod reload;
 mod visibility;
 
@@ -77,6 +79,11 @@ pub struct Screens {
     overlays: Mutex<HashMap<PaneKey, PaneOverlay>>,
     /// How many times each mirrored grid changed, so a paint task can tell whose grid moved.
     changes: Mutex<HashMap<PaneKey, u64>>,
+    /// Which rows of each mirrored grid changed at which change number.
+    marks: Mutex<rows::Marks>,
+    /// Bumped by every change that is not a mirrored grid's rows (a pane gone, a config reload):
+    /// while it stands still, a paint may repaint only changed rows.
+    chrome: std::sync::atomic::AtomicU64,
     dirty: watch::Sender<u64>,
     /// The UI config in force; replaced by a reload, watched by connections (keymap, mouse).
     config: watch::Sender<Arc<Config>>,
@@ -95,6 +102,8 @@ impl Default for Screens {
             scrolls: Mutex::new(HashMap::new()),
             overlays: Mutex::new(HashMap::new()),
             changes: Mutex::new(HashMap::new()),
+            marks: Mutex::new(rows::Marks::new()),
+            chrome: std::sync::atomic::AtomicU64::new(0),
             dirty: watch::channel(0).0,
             config: watch::channel(Arc::new(Config::default())).0,
             alerts: broadcast::channel(16).0,
@@ -119,9 +128,15 @@ impl Screens {
     /// rows are written over a grid of the same size. Rows for a grid of another size (a resize
     /// in flight) are dropped: the worker sends a full frame after every resize.
     pub fn apply_damage(&self, key: PaneKey, mut damage: GridDamage) {
-        self.scrolls().insert(key, damage.scroll);
+        let scrolled = self.scrolls().insert(key, damage.scroll) != Some(damage.scroll);
         let overlay = PaneOverlay { modes: damage.modes, copy: damage.copy.take() };
-        self.overlays().insert(key, overlay);
+        // A copy overlay is drawn over the rows, so while one shows every paint is a full one.
+        let mut other = scrolled || overlay.copy.is_some();
+        if let Some(old) = self.overlays().insert(key, overlay) {
+            other |= old.modes != damage.modes || old.copy.is_some();
+        }
+        let change = self.grid_changes(key).wrapping_add(1);
+        self.marks().entry(key).or_default().note(change, &damage, other);
         if apply_damage(&mut self.grids(), key, damage) {
             self.grid_changed(key);
         }
@@ -132,7 +147,26 @@ impl Screens {
         let n = changes.entry(key).or_default();
         *n = n.wrapping_add(1);
         drop(changes);
-        self.mark_dirty();
+        self.dirty.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    fn marks(&self) -> MutexGuard<'_, rows::Marks> {
+        self.marks.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The rows of `key`'s grid changed after its change number `painted`, with the grid's
+    /// change number now; `None` when only a full paint can show what changed.
+    fn rows_since(&self, key: PaneKey, painted: u64) -> Option<(Vec<u16>, u64)> {
+        // The count first: a change landing in between is then repainted again next time
+        // rather than missed.
+        let now = self.grid_changes(key);
+        let rows = self.marks().get(&key)?.rows_since(painted)?;
+        Some((rows, now))
+    }
+
+    /// Moves whenever something other than a mirrored grid's rows changed on screen.
+    fn chrome(&self) -> u64 {
+        self.chrome.load(Ordering::Relaxed)
     }
 
     /// A counter that moves whenever `key`'s mirrored grid changes.
@@ -145,6 +179,7 @@ impl Screens {
     pub fn remove(&self, key: PaneKey) {
         self.scrolls().remove(&key);
         self.overlays().remove(&key);
+        self.marks().remove(&key);
         if self.grids().remove(&key).is_some() {
             self.mark_dirty();
         }
@@ -183,6 +218,7 @@ impl Screens {
 
     /// Wakes every paint task: something visible may have changed outside the event hub.
     pub fn mark_dirty(&self) {
+        self.chrome.fetch_add(1, Ordering::Relaxed);
         self.dirty.send_modify(|n| *n = n.wrapping_add(1));
     }
 

@@ -24,6 +24,7 @@ use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
 use super::Hub;
+use super::repaint::{Before, Repaint};
 use super::conn::write_message;
 use super::help;
 use super::notify::{Alert, Delivery};
@@ -130,7 +131,10 @@ pub(super) async fn run(
     let mut spare: Option<Buffer> = None;
     let mut last_paint: Option<Instant> = None;
     let mut needs_paint = true;
+    // Something besides pane rows woke the loop since the last paint: compose the whole frame.
+    let mut whole = true;
     let mut echo = Echo::default();
+    let mut repaint = Repaint::default();
     loop {
         if needs_paint {
             if let Some(at) = last_paint {
@@ -144,6 +148,11 @@ pub(super) async fn run(
             }
             let typed_at = *typed.borrow();
             let focus = Echo::focus(&shared);
+            // Only pane rows can have moved: no event, view, modal or foreground change, no toast.
+            let quiet = !whole
+                && toast.is_none()
+                && !(moved(&events) || moved(&foreground) || moved(&view) || moved(&modal));
+            whole = false;
             // Everything up to here is in this paint; later changes wake the loop again.
             events.borrow_and_update();
             dirty.borrow_and_update();
@@ -151,8 +160,28 @@ pub(super) async fn run(
             let current = *view.borrow_and_update();
             toast = toast.filter(|t| t.until > Instant::now());
             let shown_modal = modal.borrow_and_update().clone();
-            let frame = paint_frame(&hub, id, current, toast.as_ref(), shown_modal.as_ref(), spare.take());
-            if let Some(update) = diff_frames(last.as_ref(), &frame) {
+            let quick = match last.as_mut() {
+                Some(last) if quiet => repaint.rows(&shared.screens, last),
+                _ => None,
+            };
+            let update = match quick {
+                Some(update) => update,
+                None => {
+                    let before = Before::read(&shared);
+                    let frame =
+                        paint_frame(&hub, id, current, toast.as_ref(), shown_modal.as_ref(), spare.take());
+                    // Must name everything paint_frame draws over the panes after composing.
+                    let plain = current.mode == ModeBadge::Terminal
+                        && !current.help
+                        && toast.is_none()
+                        && shown_modal.is_none();
+                    repaint.full_painted(before, &frame, plain);
+                    let update = diff_frames(last.as_ref(), &frame);
+                    spare = last.replace(frame).map(|old| old.buffer);
+                    update
+                }
+            };
+            if let Some(update) = update {
                 let msg = match encoding {
                     Encoding::CellDiff => ServerToClient::Frame(update),
                     Encoding::Ansi => ServerToClient::Ansi(update.to_ansi()),
@@ -162,7 +191,6 @@ pub(super) async fn run(
                 }
                 last_paint = Some(Instant::now());
             }
-            spare = last.replace(frame).map(|old| old.buffer);
             echo.painted(typed_at, focus);
             needs_paint = false;
         }
@@ -178,12 +206,13 @@ pub(super) async fn run(
                 if changed.is_err() {
                     return;
                 }
-                needs_paint = true;
+                (needs_paint, whole) = (true, true);
             }
-            _ = events.changed() => needs_paint = true,
+            _ = events.changed() => (needs_paint, whole) = (true, true),
+            // Only this one may be nothing but pane rows.
             _ = dirty.changed() => needs_paint = true,
-            _ = foreground.changed() => needs_paint = true,
-            Ok(()) = modal.changed() => needs_paint = true,
+            _ = foreground.changed() => (needs_paint, whole) = (true, true),
+            Ok(()) = modal.changed() => (needs_paint, whole) = (true, true),
             alert = alerts.recv() => match alert {
                 Ok(alert) if hub.registry().is_foreground(id) => {
                     let (messages, shown) = deliver(alert);
@@ -201,7 +230,7 @@ pub(super) async fn run(
                 // Another client's alert, or some were skipped under load: nothing to show.
                 _ => {}
             },
-            () = expiry(toast.as_ref()) => needs_paint = true,
+            () = expiry(toast.as_ref()) => (needs_paint, whole) = (true, true),
             () = stopped(&mut stop) => {
                 let bye = ServerToClient::Shutdown { reason: ShutdownReason::ServerStopping };
                 let _ = write_message(&mut writer, &bye).await;
@@ -236,6 +265,11 @@ fn deliver(alert: Alert) -> (Vec<ServerToClient>, Option<Toast>) {
     (messages, toast)
 }
 
+/// Whether `rx` has a value this task has not painted yet (a closed channel counts as moved).
+fn moved<T>(rx: &watch::Receiver<T>) -> bool {
+    rx.has_changed().unwrap_or(true)
+}
+
 /// Resolves when the toast on screen should go (never while there is none).
 async fn expiry(toast: Option<&Toast>) {
     match toast {
@@ -250,7 +284,9 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
 }
 
 /// Composes the client's frame; for the foreground client, first makes the session's area and
-/// content inset match it. Then syncs which panes' workers send damage.
+/// content inset match it. Then syncs which panes' workers send damage. Whatever this draws
+/// over the panes after composing must also clear `plain` in [`run`], or in-place row repaints
+/// would paint over it.
 fn paint_frame(
     hub: &Hub,
     id: ClientId,

@@ -20,6 +20,18 @@ pub struct Frame {
     /// `None`: hide the cursor.
     pub cursor: Option<CursorPlacement>,
     pub layout: FrameLayout,
+    /// The panes whose grids this frame shows, where, and which has focus: what a later paint
+    /// needs to repaint their changed rows in place (`repaint_rows`).
+    pub panes: Vec<ShownPane>,
+}
+
+/// One pane shown in a [`Frame`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShownPane {
+    pub pane_id: String,
+    /// The program's grid on screen (inside the borders).
+    pub content: Rect,
+    pub focused: bool,
 }
 
 /// Composes the frame a `cols` × `rows` client sees of `view`. Never panics on tiny sizes: a
@@ -54,7 +66,7 @@ fn compose_into(mut buffer: Buffer, view: &ViewModel<'_>, options: &RenderOption
     let (cols, rows) = (buffer.area.width, buffer.area.height);
     let layout = FrameLayout::compute(cols, rows, view.tabs.len(), options);
     if cols == 0 || rows == 0 {
-        return Frame { buffer, cursor: None, layout };
+        return Frame { buffer, cursor: None, layout, panes: Vec::new() };
     }
     let colors = &theme.colors;
     if layout.mobile {
@@ -82,7 +94,19 @@ fn compose_into(mut buffer: Buffer, view: &ViewModel<'_>, options: &RenderOption
         draw_mode_bar(&mut buffer, bar, view.mode, colors);
         cursor = cursor.filter(|c| c.y != bar.y);
     }
-    Frame { buffer, cursor: cursor.filter(|c| c.visible), layout }
+    let panes = match view.layout {
+        Some(snapshot) => layout
+            .visible_panes(snapshot)
+            .into_iter()
+            .map(|(pane_id, _, content)| ShownPane {
+                pane_id: pane_id.to_owned(),
+                content,
+                focused: pane_id == snapshot.focused_pane_id,
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    Frame { buffer, cursor: cursor.filter(|c| c.visible), layout, panes }
 }
 
 fn draw_mode_bar(buf: &mut Buffer, bar: Rect, mode: ModeBadge, colors: &ThemeColors) {

@@ -5,7 +5,7 @@
 //! The update types are wire data ([`herdr_protocol::grid`]), so the client can decode them.
 
 use herdr_protocol::grid::{CellUpdate, FrameUpdate, WireColor};
-use ratatui_core::buffer::Buffer;
+use ratatui_core::buffer::{Buffer, Cell};
 use ratatui_core::style::Color;
 
 use super::compose::Frame;
@@ -50,22 +50,24 @@ pub fn diff_frames(prev: Option<&Frame>, next: &Frame) -> Option<FrameUpdate> {
             &blank
         }
     };
-    let cells: Vec<CellUpdate> = base
-        .diff_iter(&next.buffer)
-        .map(|(x, y, cell)| CellUpdate {
-            x,
-            y,
-            symbol: cell.symbol().to_string(),
-            fg: wire_color(cell.fg),
-            bg: wire_color(cell.bg),
-            attrs: cell.modifier.bits(),
-        })
-        .collect();
+    let cells: Vec<CellUpdate> = base.diff_iter(&next.buffer).map(|(x, y, cell)| cell_update(x, y, cell)).collect();
     let cursor_same = prev.is_some_and(|p| p.cursor == next.cursor);
     if same_size && cells.is_empty() && cursor_same {
         return None;
     }
     Some(FrameUpdate { cols: area.width, rows: area.height, clear: !same_size, cells, cursor: next.cursor })
+}
+
+/// One changed cell on the wire.
+pub(crate) fn cell_update(x: u16, y: u16, cell: &Cell) -> CellUpdate {
+    CellUpdate {
+        x,
+        y,
+        symbol: cell.symbol().to_string(),
+        fg: wire_color(cell.fg),
+        bg: wire_color(cell.bg),
+        attrs: cell.modifier.bits(),
+    }
 }
 
 /// The ANSI bytes that repaint `prev` into `next` (empty when nothing changed).

@@ -21,6 +21,7 @@ mod dialog;
 mod diff;
 mod grid;
 mod hit;
+mod incremental;
 mod menu;
 mod mobile;
 mod modal;
@@ -45,13 +46,14 @@ mod tests_navigate;
 mod tests_scroll;
 
 pub use chrome::{FrameLayout, SidebarMode};
-pub use compose::{Frame, compose, compose_reusing};
+pub use compose::{Frame, ShownPane, compose, compose_reusing};
 pub use dialog::{DialogView, dialog_rect, draw_dialog};
 pub use diff::{diff_frames, encode_ansi};
 pub use herdr_protocol::grid::{
     CellAttrs, CellUpdate, CursorPlacement, CursorShape, FrameUpdate, GridCell, GridColor, PaneGrid,
     WireColor,
 };
+pub use incremental::{pane_cursor, repaint_rows};
 pub use hit::{Hit, hit_test, scrollbar_offset, split_path, split_ratio_at};
 pub use menu::{MenuView, draw_menu, menu_item_at, menu_rect};
 pub use modal::{ModalView, draw_modal};

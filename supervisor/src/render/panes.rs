@@ -119,46 +119,54 @@ fn draw_scrollbar(buf: &mut Buffer, outer: Rect, scroll: ScrollPosition, colors:
 /// Copies `grid` into `content`, clipped to both; a wide character that would straddle the right
 /// edge becomes a blank so it never spills onto the border.
 fn blit(buf: &mut Buffer, content: Rect, grid: &PaneGrid) {
+    for y in 0..content.height.min(grid.rows) {
+        blit_row(buf, content, grid, y);
+    }
+}
+
+/// Row `y` of [`blit`] (also used on its own to repaint single rows in place, see `incremental`).
+/// Writes only cells that differ from a blank frame, so `buf` must hold blanks there.
+pub(super) fn blit_row(buf: &mut Buffer, content: Rect, grid: &PaneGrid, y: u16) {
     let cols = content.width.min(grid.cols);
-    let rows = content.height.min(grid.rows);
-    for y in 0..rows {
-        for x in 0..cols {
-            let Some(cell) = grid.cell(x, y) else { continue };
-            if cell.text.is_empty() {
-                continue;
-            }
-            let target = &mut buf[(content.x + x, content.y + y)];
-            // Most of a screen is default blanks over a blank frame: nothing to write (this
-            // runs for every cell of every pane on every paint).
-            let default_blank = cell.text == " "
-                && cell.fg == GridColor::Default
-                && cell.bg == GridColor::Default
-                && cell.attrs == CellAttrs::default();
-            if default_blank && *target == Cell::EMPTY {
-                continue;
-            }
-            let style = Style::new()
-                .fg(color_to_ratatui(cell.fg))
-                .bg(color_to_ratatui(cell.bg))
-                .add_modifier(attrs_to_modifier(cell.attrs));
-            let (wide, clean) = match cell.text.as_bytes() {
-                // Printable ASCII, the common case, without the Unicode tables.
-                [b] if (0x20..0x7f).contains(b) => (false, true),
-                _ => (cell.text.width() > 1, !cell.text.contains(char::is_control)),
-            };
-            if !clean || (wide && x + 1 >= cols) {
-                target.set_symbol(" ").set_style(style);
-            } else {
-                target.set_symbol(&cell.text).set_style(style);
-                if wide {
-                    buf[(content.x + x + 1, content.y + y)].reset();
-                }
+    if y >= content.height.min(grid.rows) {
+        return;
+    }
+    for x in 0..cols {
+        let Some(cell) = grid.cell(x, y) else { continue };
+        if cell.text.is_empty() {
+            continue;
+        }
+        let target = &mut buf[(content.x + x, content.y + y)];
+        // Most of a screen is default blanks over a blank frame: nothing to write (this
+        // runs for every cell of every pane on every paint).
+        let default_blank = cell.text == " "
+            && cell.fg == GridColor::Default
+            && cell.bg == GridColor::Default
+            && cell.attrs == CellAttrs::default();
+        if default_blank && *target == Cell::EMPTY {
+            continue;
+        }
+        let style = Style::new()
+            .fg(color_to_ratatui(cell.fg))
+            .bg(color_to_ratatui(cell.bg))
+            .add_modifier(attrs_to_modifier(cell.attrs));
+        let (wide, clean) = match cell.text.as_bytes() {
+            // Printable ASCII, the common case, without the Unicode tables.
+            [b] if (0x20..0x7f).contains(b) => (false, true),
+            _ => (cell.text.width() > 1, !cell.text.contains(char::is_control)),
+        };
+        if !clean || (wide && x + 1 >= cols) {
+            target.set_symbol(" ").set_style(style);
+        } else {
+            target.set_symbol(&cell.text).set_style(style);
+            if wide {
+                buf[(content.x + x + 1, content.y + y)].reset();
             }
         }
     }
 }
 
-fn place_cursor(content: Rect, grid: &PaneGrid) -> Option<CursorPlacement> {
+pub(super) fn place_cursor(content: Rect, grid: &PaneGrid) -> Option<CursorPlacement> {
     let c = grid.cursor;
     let inside = c.x < content.width.min(grid.cols) && c.y < content.height.min(grid.rows);
     inside.then_some(CursorPlacement { x: content.x + c.x, y: content.y + c.y, ..c })

@@ -6,7 +6,8 @@ use super::*;
 fn frame_with(lines: &[&str], cursor: Option<CursorPlacement>) -> Frame {
     let area = ratatui_core::layout::Rect::new(0, 0, 70, 3);
     let layout = FrameLayout::compute(70, 3, 1, &RenderOptions::default());
-    let mut frame = Frame { buffer: ratatui_core::buffer::Buffer::empty(area), cursor: None, layout };
+    let mut frame =
+        Frame { buffer: ratatui_core::buffer::Buffer::empty(area), cursor: None, layout, panes: Vec::new() };
     for (y, line) in lines.iter().enumerate() {
         frame.buffer.set_string(0, y as u16, line, ratatui_core::style::Style::new());
     }

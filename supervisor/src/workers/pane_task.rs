@@ -43,7 +43,7 @@ pub fn launch(spec: Launch, observer: Observer) -> (PaneHandle, oneshot::Receive
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
     let (started_tx, started_rx) = oneshot::channel();
     tokio::spawn(async move {
-        match Worker::start_fresh(&spec).await {
+        match Worker::start_fresh(&spec, (spec.key, observer.clone())).await {
             Ok((worker, program)) => {
                 let _ = started_tx.send(Ok(program.pid));
                 let task = PaneTask {
@@ -98,11 +98,12 @@ impl Worker {
         exe: &std::path::Path,
         start: Start,
         fd: Option<&OwnedFd>,
+        screen: ScreenSink,
     ) -> Result<Worker, String> {
         let started = spawn::start(exe).map_err(|e| format!("could not start {}: {e}", exe.display()))?;
         let (writer, reader) = link::split(started.link);
         let (tx, frames) = mpsc::unbounded_channel();
-        tokio::spawn(read_frames(reader, tx));
+        tokio::spawn(read_frames(reader, tx, screen));
         let mut worker = Worker { pid: started.pid, writer, frames };
         let hello = SupervisorToWorker::Hello { version: IPC_VERSION, start };
         if let Err(e) = worker.writer.send(&hello, fd.map(|f| f.as_fd())).await {
@@ -123,7 +124,7 @@ impl Worker {
         }
     }
 
-    async fn start_fresh(spec: &Launch) -> Result<(Worker, Program), String> {
+    async fn start_fresh(spec: &Launch, screen: ScreenSink) -> Result<(Worker, Program), String> {
         let start = Start::Spawn {
             argv: spec.argv.clone(),
             cwd: spec.cwd.clone(),
@@ -131,7 +132,7 @@ impl Worker {
             cols: spec.cols,
             rows: spec.rows,
         };
-        let mut worker = Self::spawn_and_greet(&spec.worker_exe, start, None).await?;
+        let mut worker = Self::spawn_and_greet(&spec.worker_exe, start, None, screen).await?;
         match worker.next_frame_within(HANDSHAKE_TIMEOUT).await {
             Some((WorkerToSupervisor::Spawned { child_pid }, Some(master))) => {
                 Ok((worker, Program { pid: child_pid, master }))
@@ -156,9 +157,18 @@ impl Worker {
     }
 }
 
-async fn read_frames(mut reader: LinkReader, tx: mpsc::UnboundedSender<Incoming>) {
+/// Where a worker's screen damage goes straight from the link reader: damage is most of the
+/// traffic of a visible pane, and handing each frame through the pane task first cost a task
+/// wake-up per frame. Everything else still goes through the pane task, in order.
+type ScreenSink = (PaneKey, Observer);
+
+async fn read_frames(mut reader: LinkReader, tx: mpsc::UnboundedSender<Incoming>, screen: ScreenSink) {
+    let (key, observer) = screen;
     loop {
         match reader.recv().await {
+            Ok(Some(WorkerToSupervisor::Event(event @ WorkerEvent::Damage(_)))) => {
+                observer.worker_event(key, event);
+            }
             Ok(Some(frame)) => {
                 let fd =
                     matches!(frame, WorkerToSupervisor::Spawned { .. }).then(|| reader.take_fd()).flatten();
@@ -324,7 +334,8 @@ impl PaneTask {
         self.restarts.push_back(now);
         let (cols, rows) = self.size;
         let start = Start::Adopt { child_pid: self.program.pid, cols, rows };
-        match Worker::spawn_and_greet(&self.worker_exe, start, Some(&self.program.master)).await {
+        let screen = (self.key, self.observer.clone());
+        match Worker::spawn_and_greet(&self.worker_exe, start, Some(&self.program.master), screen).await {
             Ok(worker) => {
                 log::warn!(
                     "pane {:?}: worker {} died; worker {} adopted program {}",
