@@ -277,8 +277,7 @@ fn move_cursor(s: &mut CopyState, to: Pos) {
     s.desired_col = to.col;
 }
 
-/// The overlay for a viewport whose top row is `top` and which shows `height` rows of `cols`
-/// cells, in viewport coordinates.
+/// The overlay for the document's viewport as it is now, in viewport coordinates (`(col, row)`).
 pub fn view(state: &CopyState, doc: &impl CopyDocument) -> CopyView {
     let (top, height, cols) = (doc.viewport_top(), doc.viewport_height(), doc.cols());
     let shown = |row: u32| row >= top && row < top + height;

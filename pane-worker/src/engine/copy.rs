@@ -7,9 +7,9 @@
 //! output scrolls the screen, reflows it or prunes history. When the history limit prunes the
 //! row a reference was on, the reference loses its value (`has_value` false); the position is
 //! then clamped to the oldest row that is left (same column), the nearest text that still
-//! exists, and the next request pins it there again. A switch
-//! to the alternate screen while copy mode is on leaves the references on the primary screen;
-//! positions are clamped to the rows the active screen has.
+//! exists, and the next request pins it there again. A switch to the alternate screen while copy
+//! mode is on leaves the references on the primary screen; positions are clamped to the rows the
+//! active screen has.
 //!
 //! Not here: what a request means (`copy`), when the overlay is sent (`pane`).
 
@@ -84,11 +84,6 @@ impl Engine {
     /// A mouse selection is shown outside copy mode (typing clears it).
     pub fn mouse_selection_shown(&self) -> bool {
         self.copy.state.as_ref().is_some_and(|s| !s.active)
-    }
-
-    /// Copy mode is on.
-    pub fn copy_mode_active(&self) -> bool {
-        self.copy.state.as_ref().is_some_and(|s| s.active)
     }
 
     /// Reads the tracked references back into the state's screen coordinates.
