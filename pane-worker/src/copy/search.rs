@@ -1,5 +1,6 @@
 //! Copy mode's literal search: smart case (case-insensitive unless the query has an uppercase
-//! letter), one row at a time (a match does not span rows), wrapping around the document once.
+//! letter), row by row (a match may continue over a soft wrap), wrapping around the document
+//! once.
 
 use herdr_protocol::ipc::CopySearch;
 
@@ -25,17 +26,22 @@ pub(super) fn run(s: &mut CopyState, doc: &impl CopyDocument, query: &str, backw
 pub fn find(doc: &impl CopyDocument, from: Pos, query: &str, backward: bool) -> Option<Pos> {
     let fold = !query.chars().any(char::is_uppercase);
     let needle: Vec<char> = query.chars().map(|c| fold_char(c, fold)).collect();
-    // What any row holding a match must show, blanks aside (hints may render blanks otherwise).
-    let visible: String = needle.iter().filter(|c| !c.is_whitespace()).collect();
-    let may_match = |row: u32| match doc.row_text_hint(row) {
-        Some(hint) if !visible.is_empty() => {
-            let hint: String =
-                hint.chars().filter(|c| !c.is_whitespace()).map(|c| fold_char(c, fold)).collect();
-            hint.contains(&visible)
-        }
-        _ => true,
-    };
     let rows = doc.row_count();
+    // What the rows a match starts in (and may run on into, over soft wraps) must show, blanks
+    // aside: hints may render blanks otherwise.
+    let visible: String = needle.iter().filter(|c| !c.is_whitespace()).collect();
+    let spill = u32::try_from(needle.len() / usize::from(doc.cols().max(1)) + 1).unwrap_or(u32::MAX);
+    let may_match = |row: u32| {
+        if visible.is_empty() {
+            return true;
+        }
+        let mut shown = String::new();
+        for r in row..row.saturating_add(spill).saturating_add(1).min(rows) {
+            let Some(hint) = doc.row_text_hint(r) else { return true };
+            shown.extend(hint.chars().filter(|c| !c.is_whitespace()).map(|c| fold_char(c, fold)));
+        }
+        shown.contains(&visible)
+    };
     if rows == 0 {
         return None;
     }
@@ -62,7 +68,8 @@ pub fn find(doc: &impl CopyDocument, from: Pos, query: &str, backward: bool) -> 
     None
 }
 
-/// Columns where `needle` starts in `row`, left to right.
+/// Columns where `needle` starts in `row`, left to right. A match may run on into the rows this
+/// one soft-wraps into (one long line on screen), but it must start in this row.
 fn row_matches(doc: &impl CopyDocument, row: u32, needle: &[char], fold: bool) -> Vec<u16> {
     let cells = doc.row(row);
     let mut hay: Vec<(char, u16)> = Vec::with_capacity(cells.cells.len());
@@ -70,11 +77,20 @@ fn row_matches(doc: &impl CopyDocument, row: u32, needle: &[char], fold: bool) -
         let col = u16::try_from(col).unwrap_or(u16::MAX);
         hay.extend(cell.chars().map(|c| (fold_char(c, fold), col)));
     }
+    let own = hay.len();
+    let (mut next, mut wrapped) = (row, cells.wrapped);
+    while wrapped && hay.len() + 1 < own + needle.len() && next + 1 < doc.row_count() {
+        next += 1;
+        let more = doc.row(next);
+        hay.extend(more.cells.iter().flat_map(|cell| cell.chars()).map(|c| (fold_char(c, fold), u16::MAX)));
+        wrapped = more.wrapped;
+    }
     if needle.is_empty() || hay.len() < needle.len() {
         return Vec::new();
     }
     let mut out: Vec<u16> = hay
         .windows(needle.len())
+        .take(own)
         .filter(|w| w.iter().zip(needle).all(|((h, _), n)| h == n))
         .map(|w| w[0].1)
         .collect();

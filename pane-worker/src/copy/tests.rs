@@ -268,3 +268,14 @@ fn keyboard_requests_are_ignored_without_copy_mode() {
     apply(&mut state, &CopyRequest::Motion(CopyMotion::Down), &doc);
     assert_eq!(cursor(&state), Pos::new(0, 0), "a mouse selection has no keyboard cursor");
 }
+
+#[test]
+fn search_matches_across_a_soft_wrap_but_not_a_line_break() {
+    let lines = ["x", "abcde", "fgh", "abcde", "fgh"];
+    let doc = MemDoc::new(5, 5, &lines).wrap(1);
+    let mut state = entered(&doc, Pos::new(0, 0));
+    apply(&mut state, &CopyRequest::Search { query: "DEF".to_lowercase(), backward: false }, &doc);
+    assert_eq!(cursor(&state), Pos::new(1, 3));
+    apply(&mut state, &CopyRequest::SearchAgain { reverse: false }, &doc);
+    assert_eq!(cursor(&state), Pos::new(1, 3), "rows 3 and 4 are two lines: no second match");
+}

@@ -161,6 +161,11 @@ fn search_finds_text_after_wrapped_and_wide_rows() {
     assert_eq!(cursor_row_text(&mut e), "needle her", "wrapped at 10 columns");
     copy(&mut e, CopyRequest::Search { query: "界界".into(), backward: true });
     assert_eq!(view(&mut e).cursor.map(|c| c.0), Some(2), "the last match in the wrapped row: cell columns");
+    copy(&mut e, CopyRequest::Search { query: "89AB".into(), backward: true });
+    assert_eq!(view(&mut e).search.map(|s| s.found), Some(false), "case-sensitive: no match");
+    copy(&mut e, CopyRequest::Search { query: "89ab".into(), backward: true });
+    assert_eq!(cursor_row_text(&mut e), "0123456789", "a match running over the soft wrap");
+    assert_eq!(view(&mut e).cursor.map(|c| c.0), Some(8));
 }
 
 #[test]
