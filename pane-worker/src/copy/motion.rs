@@ -227,14 +227,23 @@ fn word_backward(doc: &impl CopyDocument, from: Pos, big: bool) -> Pos {
     }
 }
 
+/// Whether `row` shows nothing, from its text hint when the document has one (paragraph jumps
+/// may cross thousands of rows; reading their cells one by one is slow on a real terminal).
+fn row_blank(doc: &impl CopyDocument, row: u32) -> bool {
+    match doc.row_text_hint(row) {
+        Some(hint) => hint.chars().all(char::is_whitespace),
+        None => doc.row(row).is_blank(),
+    }
+}
+
 /// `{`: the nearest blank row above, once some text was passed (vi counts the cursor's own
 /// row); the first row when there is none.
 fn paragraph_backward(doc: &impl CopyDocument, from: u32) -> Pos {
     let mut row = from;
-    let mut seen_text = !doc.row(row).is_blank();
+    let mut seen_text = !row_blank(doc, row);
     while row > 0 {
         row -= 1;
-        let blank = doc.row(row).is_blank();
+        let blank = row_blank(doc, row);
         if blank && seen_text {
             break;
         }
@@ -247,10 +256,10 @@ fn paragraph_backward(doc: &impl CopyDocument, from: u32) -> Pos {
 /// there is none.
 fn paragraph_forward(doc: &impl CopyDocument, from: u32, last: u32) -> Pos {
     let mut row = from;
-    let mut seen_text = !doc.row(row).is_blank();
+    let mut seen_text = !row_blank(doc, row);
     while row < last {
         row += 1;
-        let blank = doc.row(row).is_blank();
+        let blank = row_blank(doc, row);
         if blank && seen_text {
             return Pos::new(row, 0);
         }
