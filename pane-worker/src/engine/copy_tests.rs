@@ -188,3 +188,18 @@ fn a_position_pruned_from_history_clamps_to_the_oldest_row() {
     copy(&mut e, CopyRequest::Motion(CopyMotion::Down));
     assert_eq!(view(&mut e).cursor, Some((1, 1)), "and copy mode carries on from there");
 }
+
+#[test]
+fn paragraph_jumps_find_blank_rows_on_the_terminal() {
+    let mut e = Engine::new(20, 8).expect("terminal");
+    e.feed(b"one\r\ntwo\r\n\r\nthree\r\nfour\r\n\r\n$ ");
+    copy(&mut e, CopyRequest::Enter);
+    copy(&mut e, CopyRequest::Motion(CopyMotion::ParagraphBackward));
+    assert_eq!(view(&mut e).cursor, Some((0, 5)), "the blank row above the prompt's paragraph");
+    copy(&mut e, CopyRequest::Motion(CopyMotion::ParagraphBackward));
+    assert_eq!(view(&mut e).cursor, Some((0, 2)));
+    copy(&mut e, CopyRequest::Motion(CopyMotion::ParagraphBackward));
+    assert_eq!(view(&mut e).cursor, Some((0, 0)), "no blank row above: the first row");
+    copy(&mut e, CopyRequest::Motion(CopyMotion::ParagraphForward));
+    assert_eq!(view(&mut e).cursor, Some((0, 2)));
+}
