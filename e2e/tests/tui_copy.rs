@@ -18,7 +18,12 @@ fn last_row(screen: &str) -> &str {
 
 /// herdr attached in a fresh tmux whose paste buffers take OSC 52.
 fn attached(server: &TestServer) -> Tmux<'_> {
-    let tmux = Tmux::start(server);
+    attached_on(server, "tmux.sock")
+}
+
+/// [`attached`] in a tmux on its own socket.
+fn attached_on<'a>(server: &'a TestServer, socket: &str) -> Tmux<'a> {
+    let tmux = Tmux::start_on(server, socket);
     tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
     tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
     tmux.keys(&["herdr", "Enter"]);
@@ -158,4 +163,28 @@ fn dragging_and_double_clicking_copy_what_they_select() {
         tmux.literal(&sgr_mouse(0, x + 3, y, false));
     }
     tmux.wait_buffer("the double-clicked word in the clipboard", "doubleclickword");
+}
+
+/// Whether some pane row of `screen` shows exactly `text` (between box borders).
+fn shows_line(screen: &str, text: &str) -> bool {
+    screen.lines().any(|row| row.split(['│', '┃', '█']).any(|cell| cell.trim() == text))
+}
+
+#[test]
+fn a_client_hanging_up_in_copy_mode_takes_the_pane_out_of_it() {
+    let server = TestServer::prepare();
+    let tmux = attached(&server);
+    tmux.keys(&["clear; seq -f 'hist-%g' 1 200", "Enter"]);
+    tmux.wait_screen("the history's end", |s| shows_line(s, "hist-200"));
+    tmux.keys(&["C-b", "["]);
+    tmux.wait_screen("the copy mode bar", |s| last_row(s).contains("COPY"));
+    tmux.keys(&["g"]);
+    tmux.wait_screen("copy mode at the top of the history", |s| shows_line(s, "hist-1"));
+
+    // Closing the terminal hangs up the client while the pane is in copy mode.
+    drop(tmux);
+    let tmux = attached_on(&server, "second-tmux.sock");
+    tmux.wait_screen("the pane back on its live screen", |s| {
+        shows_line(s, "hist-200") && !shows_line(s, "hist-1") && !last_row(s).contains("COPY")
+    });
 }

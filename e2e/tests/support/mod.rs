@@ -16,7 +16,12 @@ pub struct Tmux<'a> {
 impl<'a> Tmux<'a> {
     /// Starts a 120×40 session running `sh` with the test's environment.
     pub fn start(server: &'a TestServer) -> Tmux<'a> {
-        let tmux = Tmux { server, socket: server.root().join("tmux.sock") };
+        Tmux::start_on(server, "tmux.sock")
+    }
+
+    /// [`Tmux::start`] on its own socket (a second terminal, or one after another was closed).
+    pub fn start_on(server: &'a TestServer, socket: &str) -> Tmux<'a> {
+        let tmux = Tmux { server, socket: server.root().join(socket) };
         tmux.run(&["-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "sh"]);
         tmux
     }

@@ -16,7 +16,6 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::actions::{self, Step};
-use super::copy::CopyQueue;
 use super::paint::{self, View};
 use super::registry::ClientId;
 use super::visibility;
@@ -98,10 +97,7 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
         decoder: InputDecoder::new(),
         drag: None,
         modals,
-        copying: copy::Copying::new(
-            hub.shared.hub.watch(),
-            CopyQueue::start(hub.shared.clone(), control.clone()),
-        ),
+        copying: copy::Copying::new(&hub, id, control.clone()),
         control,
         typed,
         config: hub.shared.screens.watch_config(),

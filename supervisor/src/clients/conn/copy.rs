@@ -6,17 +6,25 @@
 //! Not here: what the requests do (the pane worker), drawing (the compositor, from the overlay
 //! the pane's damage carries), the prompt's bar (`super::super::copy`).
 
+use std::sync::Arc;
+
+use herdr_protocol::client::ServerToClient;
 use herdr_protocol::ipc::CopyRequest;
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 
 use super::Connection;
+use crate::clients::Hub;
 use crate::clients::copy::CopyQueue;
+use crate::clients::registry::ClientId;
 use crate::keymap::{CopyKeys, CopyStep, InputEvent, KeyEvent};
 use crate::render::ModeBadge;
 use crate::session::PaneKey;
 
-/// Copy mode and mouse-selection state of one connection.
+/// Copy mode and mouse-selection state of one connection. Dropped with the connection (the
+/// client hung up), it takes the pane out of copy mode, so nobody else finds it there.
 pub(super) struct Copying {
+    hub: Arc<Hub>,
+    client: ClientId,
     /// Copy mode is on for this pane.
     pub session: Option<CopySession>,
     /// Wakes on session events, so copy mode notices focus moving or its pane closing.
@@ -35,8 +43,15 @@ pub(super) struct CopySession {
 }
 
 impl Copying {
-    pub(super) fn new(events: watch::Receiver<u64>, queue: CopyQueue) -> Self {
-        Copying { session: None, events, last_click: None, selected: None, queue }
+    /// `control` is the client's channel to its paint task, where copied text goes.
+    pub(super) fn new(
+        hub: &Arc<Hub>,
+        client: ClientId,
+        control: mpsc::UnboundedSender<ServerToClient>,
+    ) -> Self {
+        let queue = CopyQueue::start(hub.shared.clone(), control);
+        let events = hub.shared.hub.watch();
+        Copying { hub: hub.clone(), client, session: None, events, last_click: None, selected: None, queue }
     }
 
     /// Resolves when a session event arrives while copy mode is on (never otherwise).
@@ -44,6 +59,16 @@ impl Copying {
         if self.session.is_none() || self.events.changed().await.is_err() {
             std::future::pending::<()>().await;
         }
+    }
+}
+
+impl Drop for Copying {
+    fn drop(&mut self) {
+        if let Some(session) = self.session.take() {
+            // The queue's task still sends what was queued before its last sender went.
+            self.queue.send(session.pane, CopyRequest::Leave, false);
+        }
+        self.hub.set_copy_prompt(self.client, None);
     }
 }
 
