@@ -3,6 +3,8 @@
 //! buffer the test reads back. Copy mode searches, selects (drawn in the selection colour) and
 //! yanks; a drag and a double-click copy what they select; output keeps arriving meanwhile.
 
+// Every suite compiles its own copy of the shared tmux harness and uses a subset of it.
+#[allow(dead_code)]
 mod support;
 
 use herdr_e2e::{PATIENCE, TestServer, wait_until};
