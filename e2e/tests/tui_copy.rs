@@ -2,6 +2,7 @@
 //! with `set-clipboard on`, so the OSC 52 the client writes for a copy lands in a tmux paste
 //! buffer the test reads back. Copy mode searches, selects (drawn in the selection colour) and
 //! yanks; a drag and a double-click copy what they select; output keeps arriving meanwhile.
+//! Typed keys reach a program that asked for the kitty keyboard protocol in its encoding.
 
 // Every suite compiles its own copy of the shared tmux harness and uses a subset of it.
 #[allow(dead_code)]
@@ -189,4 +190,23 @@ fn a_client_hanging_up_in_copy_mode_takes_the_pane_out_of_it() {
     tmux.wait_screen("the pane back on its live screen", |s| {
         shows_line(s, "hist-200") && !shows_line(s, "hist-1") && !last_row(s).contains("COPY")
     });
+}
+
+#[test]
+fn typed_keys_reach_a_kitty_keyboard_program_in_its_encoding() {
+    let server = TestServer::prepare();
+    let tmux = attached(&server);
+    // The program asks for the kitty keyboard protocol (disambiguate): Esc must reach it as
+    // CSI 27 u, while tmux (a legacy terminal) sends herdr a bare ESC. Plain letters stay as typed.
+    tmux.keys(&[r"clear; printf '\033[>1u'; stty -icanon -echo; cat -v", "Enter"]);
+    wait_until("cat to read the terminal", PATIENCE, || {
+        tmux.keys(&["x"]);
+        let screen = tmux.screen(false);
+        let typed = screen.lines().any(|row| row.split(['│', '┃']).any(|cell| cell.trim().starts_with('x')));
+        if typed { Ok(()) } else { Err(format!("screen:\n{screen}")) }
+    });
+    tmux.keys(&["Escape"]);
+    tmux.wait_screen("Esc in the kitty encoding", |s| s.contains("^[[27u"));
+    tmux.keys(&["a"]);
+    tmux.wait_screen("a plain letter unchanged", |s| s.contains("^[[27ua"));
 }
