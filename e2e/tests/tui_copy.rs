@@ -210,3 +210,38 @@ fn typed_keys_reach_a_kitty_keyboard_program_in_its_encoding() {
     tmux.keys(&["a"]);
     tmux.wait_screen("a plain letter unchanged", |s| s.contains("^[[27ua"));
 }
+
+#[test]
+fn copy_on_select_off_keeps_drags_off_the_clipboard_and_the_toast_can_be_turned_off() {
+    let server = TestServer::prepare();
+    let config_dir = server.root().join("config").join("herdr");
+    std::fs::create_dir_all(&config_dir).expect("create the config dir");
+    let config = "[ui]\ncopy_on_select = false\n[ui.toast.clipboard]\nenabled = false\n";
+    std::fs::write(config_dir.join("config.toml"), config).expect("write config");
+    let tmux = attached(&server);
+    tmux.keys(&["a=dragme; echo \"$a-alpha $a-beta\"", "Enter"]);
+    let screen = tmux.wait_screen("the line to drag over", |s| s.contains("dragme-alpha dragme-beta"));
+    let (x, y) = find_on_screen(&screen, "dragme-beta").expect("the word on screen");
+    tmux.literal(&sgr_mouse(0, x, y, true));
+    tmux.literal(&sgr_mouse(32, x + 5, y, true));
+    wait_until("the dragged cells drawn as selected", PATIENCE, || {
+        let screen = tmux.screen(true);
+        let row = screen.lines().nth(usize::from(y)).unwrap_or_default().to_owned();
+        if row.contains(SELECTION_BG) { Ok(()) } else { Err(format!("row {row:?}")) }
+    });
+    tmux.literal(&sgr_mouse(0, x + 5, y, false));
+
+    // Copy mode takes the mouse selection over and a yank copies it: the only buffer, the drag
+    // itself copied nothing.
+    tmux.keys(&["C-b", "["]);
+    tmux.wait_screen("the copy mode bar", |s| last_row(s).contains("COPY"));
+    tmux.keys(&["y"]);
+    tmux.wait_buffer("the yanked selection", "dragme");
+    let buffers = tmux.run(&["list-buffers", "-F", "#{buffer_name}"]);
+    assert_eq!(String::from_utf8_lossy(&buffers.stdout).lines().count(), 1, "only the yank was copied");
+    // Something painted after the copy: a toast would still be on screen for seconds.
+    tmux.keys(&["echo after-$((2*4))", "Enter"]);
+    let screen =
+        tmux.wait_screen("a later paint", |s| s.lines().any(|r| r.contains("after-8") && !r.contains("$((")));
+    assert!(!screen.contains("copied"), "no clipboard toast when it is turned off:\n{screen}");
+}
