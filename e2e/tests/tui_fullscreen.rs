@@ -3,6 +3,8 @@
 //! pane. Each must fill exactly the inside of the pane's box, and redraw for the new size when the
 //! terminal shrinks, with nothing spilling over the borders.
 
+// Every suite compiles its own copy of the shared tmux harness and uses a subset of it.
+#[allow(dead_code)]
 mod support;
 
 use herdr_e2e::TestServer;
