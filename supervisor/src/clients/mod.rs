@@ -40,9 +40,9 @@ mod menu;
 pub(crate) mod notify;
 mod paint;
 mod registry;
+mod reload;
 mod repaint;
 mod rows;
-mod reload;
 mod visibility;
 
 #[cfg(test)]

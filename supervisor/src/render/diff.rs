@@ -50,7 +50,8 @@ pub fn diff_frames(prev: Option<&Frame>, next: &Frame) -> Option<FrameUpdate> {
             &blank
         }
     };
-    let cells: Vec<CellUpdate> = base.diff_iter(&next.buffer).map(|(x, y, cell)| cell_update(x, y, cell)).collect();
+    let cells: Vec<CellUpdate> =
+        base.diff_iter(&next.buffer).map(|(x, y, cell)| cell_update(x, y, cell)).collect();
     let cursor_same = prev.is_some_and(|p| p.cursor == next.cursor);
     if same_size && cells.is_empty() && cursor_same {
         return None;

@@ -16,7 +16,13 @@ use super::panes::{blit_row, place_cursor};
 
 /// Redraws `rows` (0-based rows of the pane's grid) of a pane whose content sits at `content`
 /// in `frame`, updating `frame` in place and appending every cell that changed to `out`.
-pub fn repaint_rows(frame: &mut Buffer, content: Rect, grid: &PaneGrid, rows: &[u16], out: &mut Vec<CellUpdate>) {
+pub fn repaint_rows(
+    frame: &mut Buffer,
+    content: Rect,
+    grid: &PaneGrid,
+    rows: &[u16],
+    out: &mut Vec<CellUpdate>,
+) {
     let shown = content.intersection(frame.area);
     let height = shown.height.min(grid.rows);
     for &y in rows {
@@ -55,7 +61,8 @@ mod tests {
             let mut x = 0;
             for ch in text.chars() {
                 let i = y * usize::from(cols) + x;
-                grid.cells[i] = GridCell { text: ch.to_string(), fg: GridColor::Indexed(3), ..GridCell::default() };
+                grid.cells[i] =
+                    GridCell { text: ch.to_string(), fg: GridColor::Indexed(3), ..GridCell::default() };
                 x += 1;
                 if ch.width().unwrap_or(1) > 1 {
                     // The wire form: a wide grapheme is followed by an empty spacer cell.
@@ -88,10 +95,10 @@ mod tests {
         let (old, new) = (full_paint(&before, content, area), full_paint(&after, content, area));
         let full: Vec<CellUpdate> = old.diff_iter(&new).map(|(x, y, cell)| cell_update(x, y, cell)).collect();
         assert_eq!(cells, full);
-        assert_eq!(cells.iter().map(|c| (c.x, c.y, c.symbol.as_str())).collect::<Vec<_>>(), [
-            (1, 1, "⠙"),
-            (8, 3, "y")
-        ]);
+        assert_eq!(
+            cells.iter().map(|c| (c.x, c.y, c.symbol.as_str())).collect::<Vec<_>>(),
+            [(1, 1, "⠙"), (8, 3, "y")]
+        );
     }
 
     #[test]

@@ -53,8 +53,8 @@ pub use herdr_protocol::grid::{
     CellAttrs, CellUpdate, CursorPlacement, CursorShape, FrameUpdate, GridCell, GridColor, PaneGrid,
     WireColor,
 };
-pub use incremental::{pane_cursor, repaint_rows};
 pub use hit::{Hit, hit_test, scrollbar_offset, split_path, split_ratio_at};
+pub use incremental::{pane_cursor, repaint_rows};
 pub use menu::{MenuView, draw_menu, menu_item_at, menu_rect};
 pub use modal::{ModalView, draw_modal};
 pub use overlay::{ToastView, draw_help, draw_toast};
