@@ -165,13 +165,21 @@ pub fn apply(state: &mut Option<CopyState>, req: &CopyRequest, doc: &impl CopyDo
         CopyRequest::SelectExtend { col, row } => {
             if let Some(s) = state.as_mut().filter(|s| s.anchor.is_some()) {
                 let height = doc.viewport_height();
-                let at = if u32::from(*row) >= height {
+                let col = (*col).min(doc.cols() - 1);
+                let at = match u32::try_from(*row) {
+                    // Dragging above the view scrolls it back a row and selects to its top row.
+                    Err(_) => {
+                        let top = doc.viewport_top().saturating_sub(1);
+                        out.view_top = Some(top);
+                        motion::snap_left(doc, Pos::new(top, col))
+                    }
                     // Dragging below the view scrolls it by a row and selects to its bottom row.
-                    let top = clamp_top(doc, doc.viewport_top() + 1);
-                    out.view_top = Some(top);
-                    Pos::new((top + height - 1).min(doc.row_count() - 1), (*col).min(doc.cols() - 1))
-                } else {
-                    viewport_pos(doc, *col, *row)
+                    Ok(row) if row >= height => {
+                        let top = clamp_top(doc, doc.viewport_top() + 1);
+                        out.view_top = Some(top);
+                        Pos::new((top + height - 1).min(doc.row_count() - 1), col)
+                    }
+                    Ok(row) => viewport_pos(doc, col, u16::try_from(row).unwrap_or(u16::MAX)),
                 };
                 move_cursor(s, at);
                 s.dragged = true;

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::grid::{CursorPlacement, GridCell};
 
 /// Bumped whenever any type in this module changes shape.
-pub const IPC_VERSION: u32 = 6;
+pub const IPC_VERSION: u32 = 7;
 
 /// Largest frame either side accepts; a bigger length prefix is a protocol violation.
 pub const MAX_FRAME_LEN: usize = 32 * 1024 * 1024;
@@ -154,11 +154,12 @@ pub enum CopyRequest {
         col: u16,
         row: u16,
     },
-    /// Mouse: a drag extends the selection to this viewport cell. A drag above or below the
-    /// viewport scrolls it by a row.
+    /// Mouse: a drag extends the selection to this viewport cell. A drag above the viewport
+    /// (`row` < 0) or below it (`row` >= its height) scrolls it by a row toward the mouse and
+    /// selects to its first or last row.
     SelectExtend {
         col: u16,
-        row: u16,
+        row: i32,
     },
     /// Mouse: a double-click selects the word under this viewport cell.
     SelectWord {
@@ -399,6 +400,9 @@ pub enum WorkerEvent {
     /// What changed on a visible pane's screen since the last damage (at most one per frame
     /// interval).
     Damage(GridDamage),
+    /// The program rang the bell (BEL outside a string sequence), visible or hidden. At most one
+    /// per 100 ms per pane: the bells of a burst in between are dropped, not queued.
+    Bell,
     /// The pane's program exited; the worker exits after sending this.
     /// `code`/`signal` are known only when the worker is the program's parent.
     Exited { code: Option<i32>, signal: Option<i32> },

@@ -170,6 +170,22 @@ fn dragging_below_the_view_scrolls_it_a_row() {
 }
 
 #[test]
+fn dragging_above_the_view_scrolls_it_back_a_row_until_the_oldest_row() {
+    let mut doc = MemDoc::new(10, 2, &["a", "b", "c", "d"]);
+    doc.top = 2;
+    let mut state = None;
+    apply(&mut state, &CopyRequest::SelectStart { col: 0, row: 1 }, &doc);
+    let out = apply(&mut state, &CopyRequest::SelectExtend { col: 0, row: -1 }, &doc);
+    assert_eq!(out.view_top, Some(1));
+    assert_eq!(cursor(&state), Pos::new(1, 0));
+    doc.top = 0;
+    let out = apply(&mut state, &CopyRequest::SelectExtend { col: 0, row: -1 }, &doc);
+    assert_eq!((out.view_top, cursor(&state)), (Some(0), Pos::new(0, 0)), "stops at the oldest row");
+    let out = apply(&mut state, &CopyRequest::SelectFinish, &doc);
+    assert_eq!(out.copy, Some((Pos::new(0, 0), Pos::new(3, 0))));
+}
+
+#[test]
 fn double_click_selects_a_word_or_a_blank_run() {
     let doc = MemDoc::new(20, 2, &["foo_bar-baz  qux", "界字 x"]);
     assert_eq!(word_at(&doc, Pos::new(0, 2)), (Pos::new(0, 0), Pos::new(0, 6)));

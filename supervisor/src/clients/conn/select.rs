@@ -68,17 +68,22 @@ impl Connection {
         true
     }
 
-    /// The held button moved: the selection now ends at the mouse's cell. Below the pane it
-    /// scrolls the view down a row per motion; above it there is no way to say so (viewport
-    /// cells are unsigned), so it stops at the top row.
+    /// The held button moved: the selection now ends at the mouse's cell. Above or below the
+    /// pane it scrolls the view a row per motion toward the mouse.
     pub(super) fn select_drag(&mut self, pane: PaneKey, content: Rect, event: &MouseEvent) {
-        let (col, mut row) = cell_in(content, event);
-        if event.y >= content.bottom() {
+        let (col, cell_row) = cell_in(content, event);
+        let row = if event.y < content.top() {
+            // One row before the viewport: the pane scrolls back a row, selecting to its top.
+            -1
+        } else if event.y >= content.bottom() {
             // One row past the viewport: the pane scrolls a row and selects to its bottom row.
-            row = content.height;
-        }
+            i32::from(content.height)
+        } else {
+            i32::from(cell_row)
+        };
         // Moving off the pressed cell makes the next press a new click, not a double-click.
-        if self.copying.last_click.is_some_and(|click| click.cell != (col, row)) {
+        if self.copying.last_click.is_some_and(|click| (click.cell.0, i32::from(click.cell.1)) != (col, row))
+        {
             self.copying.last_click = None;
         }
         self.to_copy(pane, CopyRequest::SelectExtend { col, row });
