@@ -1,13 +1,43 @@
 //! What a keymap [`Action`] does for an attached client: a session method with its params,
-//! worked out from the session snapshot (pure), or something the client connection handles
-//! itself (detach, the sidebar toggle, the help overlay, a config reload, and the [`UiStep`]s:
-//! rename dialogs, navigate mode's workspace selection, opening the last alert's pane).
+//! worked out from the session snapshot and the `[ui]` prompt settings ([`Prompts`]) (pure), or
+//! something the client connection handles itself (detach, the sidebar toggle, the help
+//! overlay, a config reload, and the [`UiStep`]s: rename and confirm-close dialogs, naming a new
+//! tab or workspace, navigate mode's workspace selection, the last pane, the last alert's pane).
+//! Context menus build their items' steps here too, so a menu's Close asks as `prefix+x` does.
 
 use herdr_protocol::api::{PaneDirection, SessionSnapshot};
 use serde_json::{Value, json};
 
+use super::confirm::{CloseConfirm, CloseTarget};
 use super::dialog::RenameTarget;
+use crate::config::UiConfig;
 use crate::keymap::Action;
+
+/// The `[ui]` settings that make an action ask first or prompt after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Prompts {
+    /// `ui.confirm_close`: closing a pane, tab or workspace asks first.
+    pub confirm_close: bool,
+    /// `ui.prompt_new_tab_name`: a new tab opens its rename dialog.
+    pub name_new_tab: bool,
+    /// `ui.prompt_new_workspace_name`: a new workspace opens its rename dialog.
+    pub name_new_workspace: bool,
+}
+
+impl Prompts {
+    /// No confirmation, no naming.
+    #[cfg(test)]
+    pub(super) const NONE: Prompts =
+        Prompts { confirm_close: false, name_new_tab: false, name_new_workspace: false };
+
+    pub(super) fn from_config(ui: &UiConfig) -> Prompts {
+        Prompts {
+            confirm_close: ui.confirm_close,
+            name_new_tab: ui.prompt_new_tab_name,
+            name_new_workspace: ui.prompt_new_workspace_name,
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Step {
@@ -33,6 +63,13 @@ pub(super) enum Step {
 pub(super) enum UiStep {
     /// Open the rename dialog for this target, prefilled with its current name.
     Rename(RenameTarget, String),
+    /// Ask before closing (`ui.confirm_close`).
+    Confirm(CloseConfirm),
+    /// Run this creating method (`tab.create`, `workspace.create`), then open the rename dialog
+    /// for what it created (`ui.prompt_new_tab_name`, `ui.prompt_new_workspace_name`).
+    CreateAndName(&'static str, Value),
+    /// Focus the pane this client had focused before the current one, skipping closed panes.
+    LastPane,
     /// Navigate mode: move the workspace selection down (`forward`) or up, wrapping.
     MoveSelection { forward: bool },
     /// Navigate mode's Enter: focus the selected workspace.
@@ -41,9 +78,16 @@ pub(super) enum UiStep {
     OpenNotificationTarget,
 }
 
-/// The step for `action` given the session as it is now.
+/// [`step_for`] with every prompt off (closing at once, no naming), which is what the clients
+/// module's tests of the other actions state.
+#[cfg(test)]
 pub(super) fn plan(action: &Action, snapshot: &SessionSnapshot) -> Step {
-    if let Some(step) = plan_without_focus(action, snapshot) {
+    step_for(action, snapshot, Prompts::NONE)
+}
+
+/// The step for `action` given the session as it is now and the prompt settings.
+pub(super) fn step_for(action: &Action, snapshot: &SessionSnapshot, prompts: Prompts) -> Step {
+    if let Some(step) = plan_without_focus(action, snapshot, prompts) {
         return step;
     }
     let (Some(workspace), Some(tab), Some(pane)) =
@@ -52,13 +96,14 @@ pub(super) fn plan(action: &Action, snapshot: &SessionSnapshot) -> Step {
         return Step::Nothing;
     };
     match action {
-        Action::NewTab => Step::Call("tab.create", json!({ "workspace_id": workspace, "focus": true })),
+        Action::NewTab => new_tab(workspace, prompts),
         Action::NextTab => tab_step(snapshot, workspace, tab, |i, n| (i + 1) % n),
         Action::PreviousTab => tab_step(snapshot, workspace, tab, |i, n| (i + n - 1) % n),
         Action::SwitchTab(number) => {
             tab_step(snapshot, workspace, tab, |_, _| usize::from(*number).wrapping_sub(1))
         }
-        Action::CloseTab => Step::Call("tab.close", json!({ "tab_id": tab })),
+        Action::CloseTab => close(CloseTarget::Tab(tab.clone()), snapshot, prompts),
+        Action::CloseWorkspace => close(CloseTarget::Workspace(workspace.clone()), snapshot, prompts),
         Action::RenameWorkspace => {
             let label = snapshot.workspaces.iter().find(|w| &w.workspace_id == workspace).map(|w| &w.label);
             rename(RenameTarget::Workspace(workspace.clone()), label)
@@ -83,20 +128,26 @@ pub(super) fn plan(action: &Action, snapshot: &SessionSnapshot) -> Step {
             Step::Call("pane.resize", json!({ "pane_id": pane, "direction": wire(*direction) }))
         }
         Action::Zoom => Step::Call("pane.zoom", json!({ "pane_id": pane })),
-        Action::ClosePane => Step::Call("pane.close", json!({ "pane_id": pane })),
+        Action::ClosePane => close(CloseTarget::Pane(pane.clone()), snapshot, prompts),
         Action::CyclePane { forward } => cycle_pane(snapshot, tab, pane, *forward),
         _ => Step::NotBuilt,
     }
 }
 
 /// Actions that do not need a focused pane.
-fn plan_without_focus(action: &Action, snapshot: &SessionSnapshot) -> Option<Step> {
+fn plan_without_focus(action: &Action, snapshot: &SessionSnapshot, prompts: Prompts) -> Option<Step> {
     Some(match action {
         Action::Detach => Step::Detach,
         Action::ToggleSidebar => Step::ToggleSidebar,
         Action::Help => Step::Help,
         Action::ReloadConfig => Step::ReloadConfig,
+        Action::NewWorkspace if prompts.name_new_workspace => {
+            Step::Ui(UiStep::CreateAndName("workspace.create", json!({ "focus": true })))
+        }
         Action::NewWorkspace => Step::Call("workspace.create", json!({ "focus": true })),
+        Action::LastPane => Step::Ui(UiStep::LastPane),
+        Action::NextAgent => agent_step(snapshot, true),
+        Action::PreviousAgent => agent_step(snapshot, false),
         Action::NextWorkspace => workspace_step(snapshot, true),
         Action::PreviousWorkspace => workspace_step(snapshot, false),
         Action::SelectWorkspace { forward } => Step::Ui(UiStep::MoveSelection { forward: *forward }),
@@ -112,6 +163,46 @@ fn plan_without_focus(action: &Action, snapshot: &SessionSnapshot) -> Option<Ste
         Action::SwitchToSelectedWorkspace => Step::Ui(UiStep::SwitchToSelection),
         _ => return None,
     })
+}
+
+/// Closing `target`: asked first when `prompts.confirm_close`, else at once.
+pub(super) fn close(target: CloseTarget, snapshot: &SessionSnapshot, prompts: Prompts) -> Step {
+    if prompts.confirm_close {
+        return Step::Ui(UiStep::Confirm(CloseConfirm::new(target, snapshot)));
+    }
+    let (method, params) = target.call();
+    Step::Call(method, params)
+}
+
+/// A new focused tab in `workspace`, named right away when `prompts.name_new_tab`.
+pub(super) fn new_tab(workspace: &str, prompts: Prompts) -> Step {
+    let params = json!({ "workspace_id": workspace, "focus": true });
+    if prompts.name_new_tab {
+        Step::Ui(UiStep::CreateAndName("tab.create", params))
+    } else {
+        Step::Call("tab.create", params)
+    }
+}
+
+/// The next (or previous) pane with a detected agent, in the sidebar's agents-panel order (the
+/// snapshot's), wrapping; from a pane without one, the first (or last) agent.
+fn agent_step(snapshot: &SessionSnapshot, forward: bool) -> Step {
+    let panes: Vec<&str> = snapshot.agents.iter().map(|a| a.pane_id.as_str()).collect();
+    let n = panes.len();
+    if n == 0 {
+        return Step::Nothing;
+    }
+    let current = snapshot.focused_pane_id.as_deref().and_then(|f| panes.iter().position(|p| *p == f));
+    let next = match current {
+        Some(i) if forward => (i + 1) % n,
+        Some(i) => (i + n - 1) % n,
+        None if forward => 0,
+        None => n - 1,
+    };
+    if Some(next) == current {
+        return Step::Nothing;
+    }
+    Step::Call("pane.focus", json!({ "pane_id": panes[next] }))
 }
 
 fn rename(target: RenameTarget, current: Option<&String>) -> Step {
@@ -184,4 +275,98 @@ fn cycle_pane(snapshot: &SessionSnapshot, tab: &str, pane: &str, forward: bool) 
         return Step::Nothing;
     }
     Step::Call("pane.focus", json!({ "pane_id": ids[next] }))
+}
+
+#[cfg(test)]
+mod tests {
+    use herdr_protocol::ipc::IdentityReason;
+
+    use super::*;
+    use crate::session::Session;
+
+    const ASKING: Prompts = Prompts { confirm_close: true, name_new_tab: true, name_new_workspace: true };
+
+    fn call(session: &mut Session, method: &str, params: Value) {
+        assert!(matches!(session.handle(method, params), Some(Ok(_))), "{method}");
+    }
+
+    #[test]
+    fn closing_asks_first_when_confirm_close_is_on() {
+        let mut session = Session::new(120, 40);
+        call(&mut session, "workspace.create", json!({ "focus": true }));
+        let snapshot = session.snapshot();
+        let pane = snapshot.focused_pane_id.clone().expect("a pane");
+        let tab = snapshot.focused_tab_id.clone().expect("a tab");
+        let workspace = snapshot.focused_workspace_id.clone().expect("a workspace");
+        let cases = [
+            (Action::ClosePane, CloseTarget::Pane(pane.clone())),
+            (Action::CloseTab, CloseTarget::Tab(tab.clone())),
+            (Action::CloseWorkspace, CloseTarget::Workspace(workspace.clone())),
+        ];
+        for (action, target) in cases {
+            let asked = step_for(&action, &snapshot, ASKING);
+            assert_eq!(asked, Step::Ui(UiStep::Confirm(CloseConfirm::new(target.clone(), &snapshot))));
+            let (method, params) = target.call();
+            assert_eq!(step_for(&action, &snapshot, Prompts::NONE), Step::Call(method, params), "{action:?}");
+        }
+        assert_eq!(
+            step_for(&Action::CloseWorkspace, &snapshot, Prompts::NONE),
+            Step::Call("workspace.close", json!({ "workspace_id": workspace }))
+        );
+    }
+
+    #[test]
+    fn new_tabs_and_workspaces_are_named_when_their_prompt_is_on() {
+        let mut session = Session::new(120, 40);
+        call(&mut session, "workspace.create", json!({ "focus": true }));
+        let snapshot = session.snapshot();
+        let workspace = snapshot.focused_workspace_id.clone().expect("a workspace");
+        let tab_params = json!({ "workspace_id": workspace, "focus": true });
+        assert_eq!(
+            step_for(&Action::NewTab, &snapshot, ASKING),
+            Step::Ui(UiStep::CreateAndName("tab.create", tab_params.clone()))
+        );
+        assert_eq!(step_for(&Action::NewTab, &snapshot, Prompts::NONE), Step::Call("tab.create", tab_params));
+        let workspace_params = json!({ "focus": true });
+        assert_eq!(
+            step_for(&Action::NewWorkspace, &snapshot, ASKING),
+            Step::Ui(UiStep::CreateAndName("workspace.create", workspace_params.clone()))
+        );
+        let only_tabs = Prompts { name_new_workspace: false, ..ASKING };
+        assert_eq!(
+            step_for(&Action::NewWorkspace, &snapshot, only_tabs),
+            Step::Call("workspace.create", workspace_params)
+        );
+        assert_eq!(step_for(&Action::LastPane, &snapshot, ASKING), Step::Ui(UiStep::LastPane));
+    }
+
+    #[test]
+    fn agent_cycling_follows_the_agents_panel_and_wraps() {
+        let mut session = Session::new(120, 40);
+        call(&mut session, "workspace.create", json!({ "focus": true }));
+        call(&mut session, "pane.split", json!({ "direction": "right", "focus": false }));
+        call(&mut session, "workspace.create", json!({ "focus": false }));
+        let keys = session.pane_keys();
+        assert_eq!(keys.len(), 3);
+        assert_eq!(step_for(&Action::NextAgent, &session.snapshot(), ASKING), Step::Nothing, "no agents");
+        // Agents in the second pane of the first workspace and in the other workspace's pane.
+        for key in [keys[1], keys[2]] {
+            session.agent_identity(key, Some("claude".into()), IdentityReason::Detected);
+        }
+        let snapshot = session.snapshot();
+        let agents: Vec<String> = snapshot.agents.iter().map(|a| a.pane_id.clone()).collect();
+        assert_eq!(agents.len(), 2);
+        let focus = |pane: &str| Step::Call("pane.focus", json!({ "pane_id": pane }));
+        // From a pane without an agent: next is the first agent, previous the last.
+        assert_eq!(step_for(&Action::NextAgent, &snapshot, ASKING), focus(&agents[0]));
+        assert_eq!(step_for(&Action::PreviousAgent, &snapshot, ASKING), focus(&agents[1]));
+        call(&mut session, "pane.focus", json!({ "pane_id": agents[1] }));
+        let snapshot = session.snapshot();
+        assert_eq!(step_for(&Action::NextAgent, &snapshot, ASKING), focus(&agents[0]), "wraps");
+        assert_eq!(step_for(&Action::PreviousAgent, &snapshot, ASKING), focus(&agents[0]));
+        // A lone agent that has the focus goes nowhere.
+        let key = session.resolve_pane(&agents[0]).expect("the first agent's pane");
+        session.agent_identity(key, None, IdentityReason::Exited);
+        assert_eq!(step_for(&Action::NextAgent, &session.snapshot(), ASKING), Step::Nothing);
+    }
 }

@@ -17,6 +17,7 @@ use tokio::task::JoinHandle;
 
 use super::actions::{self, Step};
 use super::paint::{self, View};
+use super::recent::RecentPanes;
 use super::registry::ClientId;
 use super::visibility;
 use super::{Hub, help, reload};
@@ -89,7 +90,10 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
     let (modals, modal_rx) = modal::Modals::new();
     let channels = paint::Channels { view: view_rx, control: control_rx, typed: typed_rx, modal: modal_rx };
     let mut paint = tokio::spawn(paint::run(hub.clone(), id, encoding, channels, writer));
+    let focused = hub.shared.session().snapshot().focused_pane_id;
     let mut conn = Connection {
+        recent: RecentPanes::new(&hub.shared.hub, focused.as_deref()),
+        hub_events: hub.shared.hub.watch(),
         hub: hub.clone(),
         id,
         view,
@@ -178,6 +182,9 @@ struct Connection {
     modals: modal::Modals,
     /// Copy mode and mouse selection.
     copying: copy::Copying,
+    /// The panes this client saw focused, for `last_pane`, and the hub events that move it.
+    recent: RecentPanes,
+    hub_events: watch::Receiver<u64>,
 }
 
 impl Connection {
@@ -215,6 +222,7 @@ impl Connection {
                 _ = &mut *paint => return ReadEnd::PaintEnded,
                 Ok(()) = self.config.changed() => self.config_changed(),
                 () = self.copying.session_changed() => self.check_copy(),
+                Ok(()) = self.hub_events.changed() => self.track_focus(),
             }
         }
     }
@@ -317,10 +325,19 @@ impl Connection {
 
     async fn run(&mut self, action: &Action) -> Option<ReadEnd> {
         let snapshot = self.hub.shared.session().snapshot();
-        match actions::plan(action, &snapshot) {
+        let step = actions::step_for(action, &snapshot, self.prompts());
+        if step == Step::NotBuilt {
+            log::debug!("{action:?} is not built yet");
+        }
+        self.carry_out(step).await
+    }
+
+    /// Carries out a planned step (a keymap action's or a menu item's).
+    async fn carry_out(&mut self, step: Step) -> Option<ReadEnd> {
+        match step {
             Step::Call(method, params) => {
                 if let Some(Err(e)) = self.hub.shared.session_call(method, params).await {
-                    log::debug!("{action:?} ({method}) failed: {e:?}");
+                    log::debug!("{method} failed: {e:?}");
                 }
             }
             Step::Detach => return Some(ReadEnd::Close(ShutdownReason::Detached)),
@@ -331,8 +348,7 @@ impl Connection {
                 reload::announce(&self.hub.shared, &outcome);
             }
             Step::Ui(step) => self.ui_step(step).await,
-            Step::NotBuilt => log::debug!("{action:?} is not built yet"),
-            Step::Nothing => {}
+            Step::NotBuilt | Step::Nothing => {}
         }
         None
     }

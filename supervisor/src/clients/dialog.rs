@@ -1,9 +1,12 @@
 //! The rename dialog's model: which workspace, tab or pane it renames, a one-line text field
 //! with a cursor, and what each key does to it (pure; the connection feeds it keys and pastes
-//! and runs the session method [`RenameDialog::apply`] names once Enter confirms it).
+//! and runs the session method [`RenameDialog::apply`] names once Enter confirms it). A dialog
+//! also opens right after a new tab or workspace is made ([`RenameDialog::for_created`]), so the
+//! user names it; Enter on an unchanged name renames nothing, so the default label stays one.
 //!
 //! Not here: drawing ([`crate::render::draw_dialog`]) or the session call itself.
 
+use herdr_protocol::api::ApiResult;
 use serde_json::{Value, json};
 
 use crate::keymap::{KeyCode, KeyEvent, Modifiers};
@@ -32,6 +35,8 @@ pub(super) enum DialogKey {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct RenameDialog {
     target: RenameTarget,
+    /// The name it opened with.
+    initial: String,
     text: Vec<char>,
     /// Characters before the cursor.
     cursor: usize,
@@ -41,7 +46,22 @@ impl RenameDialog {
     /// A dialog for `target` prefilled with its `current` name, the cursor at the end.
     pub(super) fn new(target: RenameTarget, current: &str) -> RenameDialog {
         let text: Vec<char> = current.chars().collect();
-        RenameDialog { target, cursor: text.len(), text }
+        RenameDialog { target, initial: current.to_owned(), cursor: text.len(), text }
+    }
+
+    /// The dialog naming what `created` (a `tab.create` or `workspace.create` result) made,
+    /// prefilled with its default label.
+    pub(super) fn for_created(created: &ApiResult) -> Option<RenameDialog> {
+        match created {
+            ApiResult::TabCreated { tab, .. } => {
+                Some(RenameDialog::new(RenameTarget::Tab(tab.tab_id.clone()), &tab.label))
+            }
+            ApiResult::WorkspaceCreated { workspace, .. } => Some(RenameDialog::new(
+                RenameTarget::Workspace(workspace.workspace_id.clone()),
+                &workspace.label,
+            )),
+            _ => None,
+        }
     }
 
     pub(super) fn text(&self) -> String {
@@ -100,19 +120,24 @@ impl RenameDialog {
         }
     }
 
-    /// The session method and params that apply the text. An empty name clears a pane's name;
-    /// workspaces and tabs get their default label back (the session treats a blank label so).
-    pub(super) fn apply(&self) -> (&'static str, Value) {
+    /// The session method and params that apply the text; `None` when the name is the one the
+    /// dialog opened with (renaming a default label to itself would pin it). An empty name
+    /// clears a pane's name; workspaces and tabs get their default label back (the session
+    /// treats a blank label so).
+    pub(super) fn apply(&self) -> Option<(&'static str, Value)> {
         let text = self.text();
         let label = text.trim();
-        match &self.target {
+        if label == self.initial.trim() {
+            return None;
+        }
+        Some(match &self.target {
             RenameTarget::Workspace(id) => {
                 ("workspace.rename", json!({ "workspace_id": id, "label": label }))
             }
             RenameTarget::Tab(id) => ("tab.rename", json!({ "tab_id": id, "label": label })),
             RenameTarget::Pane(id) if label.is_empty() => ("pane.rename", json!({ "pane_id": id })),
             RenameTarget::Pane(id) => ("pane.rename", json!({ "pane_id": id, "label": label })),
-        }
+        })
     }
 
     /// What the compositor draws.
@@ -162,7 +187,7 @@ mod tests {
         type_str(&mut dialog, "-2");
         assert_eq!(dialog.text(), "main-2");
         assert_eq!(dialog.key(key(KeyCode::Enter)), DialogKey::Apply);
-        assert_eq!(dialog.apply(), ("tab.rename", json!({ "tab_id": "w1:t1", "label": "main-2" })));
+        assert_eq!(dialog.apply(), Some(("tab.rename", json!({ "tab_id": "w1:t1", "label": "main-2" }))));
     }
 
     #[test]
@@ -222,12 +247,43 @@ mod tests {
     #[test]
     fn each_target_renames_through_its_own_method() {
         let workspace = RenameDialog::new(RenameTarget::Workspace("w2".into()), " api ");
-        assert_eq!(workspace.apply(), ("workspace.rename", json!({ "workspace_id": "w2", "label": "api" })));
+        assert_eq!(workspace.apply(), None, "unchanged");
+        let mut workspace = workspace;
+        type_str(&mut workspace, "x");
+        assert_eq!(
+            workspace.apply(),
+            Some(("workspace.rename", json!({ "workspace_id": "w2", "label": "api x" })))
+        );
         assert_eq!(workspace.view().title, "rename workspace");
-        let pane = RenameDialog::new(RenameTarget::Pane("w1:p3".into()), "editor");
-        assert_eq!(pane.apply(), ("pane.rename", json!({ "pane_id": "w1:p3", "label": "editor" })));
+        let mut pane = RenameDialog::new(RenameTarget::Pane("w1:p3".into()), "");
+        type_str(&mut pane, "editor");
+        assert_eq!(pane.apply(), Some(("pane.rename", json!({ "pane_id": "w1:p3", "label": "editor" }))));
         assert_eq!(pane.view().title, "rename pane");
-        let cleared = RenameDialog::new(RenameTarget::Pane("w1:p3".into()), "  ");
-        assert_eq!(cleared.apply(), ("pane.rename", json!({ "pane_id": "w1:p3" })), "blank clears");
+        let mut cleared = RenameDialog::new(RenameTarget::Pane("w1:p3".into()), "editor");
+        cleared.key(KeyEvent::ctrl('u'));
+        assert_eq!(cleared.apply(), Some(("pane.rename", json!({ "pane_id": "w1:p3" }))), "blank clears");
+    }
+
+    #[test]
+    fn a_new_tab_or_workspace_opens_a_dialog_with_its_default_label() {
+        let mut session = crate::session::Session::new(120, 40);
+        let handle = |session: &mut crate::session::Session, method: &str, params: Value| {
+            session.handle(method, params).expect("a session method").expect("it succeeds").0
+        };
+        let created = handle(&mut session, "workspace.create", json!({ "focus": true }));
+        let dialog = RenameDialog::for_created(&created).expect("a workspace dialog");
+        let ApiResult::WorkspaceCreated { workspace, .. } = &created else { panic!("{created:?}") };
+        assert_eq!(dialog.target, RenameTarget::Workspace(workspace.workspace_id.clone()));
+        assert_eq!(dialog.text(), workspace.label);
+        let created = handle(&mut session, "tab.create", json!({ "focus": true }));
+        let mut dialog = RenameDialog::for_created(&created).expect("a tab dialog");
+        let ApiResult::TabCreated { tab, .. } = &created else { panic!("{created:?}") };
+        assert_eq!(dialog.view().title, "rename tab");
+        assert_eq!(dialog.apply(), None, "Enter on the default label keeps it a default");
+        dialog.key(KeyEvent::ctrl('u'));
+        type_str(&mut dialog, "logs");
+        assert_eq!(dialog.apply(), Some(("tab.rename", json!({ "tab_id": tab.tab_id, "label": "logs" }))));
+        let listed = handle(&mut session, "tab.list", json!({}));
+        assert!(RenameDialog::for_created(&listed).is_none(), "only creations open one");
     }
 }

@@ -1,10 +1,52 @@
 //! The keybinding help's contents (`prefix+?`): every binding in force, as the key a person
-//! types (`ctrl+b v`) and what it does, in a stable order (prefix bindings, then direct ones).
-//! Pure: built from the [`Bindings`] the client's keymap uses, so `[keys]` changes show.
+//! types (`ctrl+b v`) and what it does, in a stable order (prefix bindings, then direct ones),
+//! then the keys of navigate, resize and copy mode, each section under a heading row (a row
+//! with an empty key). Pure: built from the [`Bindings`] the client's keymap uses, so `[keys]`
+//! changes show; the mode keys are the fixed ones [`crate::keymap`] accepts (tests hold each
+//! listed key to doing something there).
 
 use herdr_protocol::api::PaneDirection;
 
-use crate::keymap::{Action, Bindings, InputEvent, Mode, Target};
+use crate::keymap::{Action, Bindings, InputEvent, KeyEvent, Mode, Target};
+
+/// A mode's fixed key: what the help shows, the key names it stands for (as `[keys]` spells
+/// them) and what they do.
+type ModeKey = (&'static str, &'static [&'static str], &'static str);
+
+/// Navigate mode (`prefix+w`).
+const NAVIGATE_KEYS: &[ModeKey] = &[
+    ("up down", &["up", "down"], "select workspace"),
+    ("enter", &["enter"], "switch to selected"),
+    ("1-9", &["1", "2", "3", "4", "5", "6", "7", "8", "9"], "switch to workspace"),
+    ("h j k l ← →", &["h", "j", "k", "l", "left", "right"], "focus pane"),
+    ("tab shift+tab", &["tab", "shift+tab"], "cycle panes"),
+    ("esc", &["esc"], "leave"),
+];
+
+/// Resize mode (`prefix+r`).
+const RESIZE_KEYS: &[ModeKey] = &[
+    ("h j k l arrows", &["h", "j", "k", "l", "left", "down", "up", "right"], "resize pane"),
+    ("esc enter", &["esc", "enter"], "leave"),
+];
+
+/// Copy mode (`prefix+[`).
+const COPY_KEYS: &[ModeKey] = &[
+    ("h j k l arrows", &["h", "j", "k", "l", "left", "down", "up", "right"], "move"),
+    ("w b e", &["w", "b", "e"], "word"),
+    ("W B E", &["W", "B", "E"], "WORD (blank-separated)"),
+    ("{ }", &["{", "}"], "paragraph"),
+    ("0 ^ $", &["0", "^", "$", "home", "end"], "line start, text, end"),
+    ("g G", &["g", "G"], "top, bottom"),
+    ("H M L", &["H", "M", "L"], "screen top, middle, bottom"),
+    ("pgup pgdn ctrl+f", &["pageup", "pagedown", "ctrl+f"], "page"),
+    ("ctrl+u ctrl+d", &["ctrl+u", "ctrl+d"], "half page"),
+    ("/ ?", &["/", "?"], "search forward, back"),
+    ("n N", &["n", "N"], "next, previous match"),
+    ("v space", &["v", "space"], "select"),
+    ("y enter", &["y", "enter"], "copy and leave"),
+    ("esc", &["esc"], "clear, then leave"),
+    ("q", &["q"], "leave"),
+];
 
 /// Whether `event` closes the open help: any key (or paste); mouse movement and focus reports
 /// do not.
@@ -28,7 +70,23 @@ pub(super) fn entries(bindings: &Bindings) -> Vec<(String, String)> {
         .collect();
     prefixed.extend(bindings.direct.iter().map(|(key, target)| (key.to_string(), describe(target), 1)));
     prefixed.sort_by(|a, b| (a.2, &a.1, &a.0).cmp(&(b.2, &b.1, &b.0)));
-    prefixed.into_iter().map(|(key, description, _)| (key, description)).collect()
+    let mut rows: Vec<(String, String)> =
+        prefixed.into_iter().map(|(key, description, _)| (key, description)).collect();
+    section(&mut rows, "navigate mode", NAVIGATE_KEYS);
+    section(&mut rows, "resize mode", RESIZE_KEYS);
+    section(&mut rows, "copy mode", COPY_KEYS);
+    // ctrl+b pages up in copy mode unless it is the prefix, which leaves copy mode instead.
+    if bindings.prefix != KeyEvent::ctrl('b') {
+        rows.push(("ctrl+b".into(), "page up".into()));
+    }
+    rows.push((bindings.prefix.to_string(), "leave".into()));
+    rows
+}
+
+/// A heading row (empty key) and `keys`.
+fn section(rows: &mut Vec<(String, String)>, heading: &str, keys: &[ModeKey]) {
+    rows.push((String::new(), heading.to_owned()));
+    rows.extend(keys.iter().map(|(shown, _, what)| ((*shown).to_owned(), (*what).to_owned())));
 }
 
 fn direction(d: PaneDirection) -> &'static str {
@@ -108,6 +166,82 @@ mod tests {
         assert!(has("ctrl+b 1-9", "switch to tab"), "{rows:?}");
         assert!(has("ctrl+b w", "navigate workspaces"), "{rows:?}");
         assert_eq!(rows.iter().filter(|(_, d)| d == "switch to tab").count(), 1);
+    }
+
+    use crate::keymap::{CopyKeys, CopyStep, KeyInput, Keymap, Outcome, parse_key};
+
+    fn key(name: &str) -> KeyEvent {
+        parse_key(name).unwrap_or_else(|e| panic!("{name}: {e}"))
+    }
+
+    /// A fresh keymap put into `mode` with the default prefix and `enter` (`w` or `r`).
+    fn keymap_in(enter: &str) -> Keymap {
+        let mut keymap = Keymap::new(Bindings::default());
+        for name in ["ctrl+b", enter] {
+            keymap.handle_key(&KeyInput { key: key(name), bytes: Vec::new() });
+        }
+        keymap
+    }
+
+    #[test]
+    fn every_listed_mode_key_does_something_in_its_mode() {
+        for (table, enter, mode) in [(NAVIGATE_KEYS, "w", Mode::Navigate), (RESIZE_KEYS, "r", Mode::Resize)] {
+            assert_eq!(keymap_in(enter).mode(), mode);
+            for (_, names, what) in table {
+                for name in *names {
+                    let outcomes =
+                        keymap_in(enter).handle_key(&KeyInput { key: key(name), bytes: Vec::new() });
+                    assert!(
+                        !outcomes.is_empty() && outcomes != [Outcome::Ignored],
+                        "{mode:?} {name} ({what}) does nothing: {outcomes:?}"
+                    );
+                }
+            }
+        }
+        for (_, names, what) in COPY_KEYS {
+            for name in *names {
+                let step = CopyKeys::new().handle(key(name), KeyEvent::ctrl('b'), false);
+                assert_ne!(step, CopyStep::Ignored, "copy mode {name} ({what})");
+            }
+        }
+        let page_up = CopyKeys::new().handle(KeyEvent::ctrl('b'), KeyEvent::ctrl('a'), false);
+        assert_ne!(page_up, CopyStep::Ignored, "ctrl+b pages when it is not the prefix");
+    }
+
+    #[test]
+    fn the_mode_sections_follow_the_bindings_under_headings() {
+        let rows = entries(&Bindings::default());
+        let heading = |name: &str| rows.iter().position(|(k, d)| k.is_empty() && d == name);
+        let (navigate, resize, copy) =
+            (heading("navigate mode"), heading("resize mode"), heading("copy mode"));
+        assert!(navigate.is_some() && navigate < resize && resize < copy, "{rows:?}");
+        let copy = copy.expect("a copy mode section");
+        assert!(rows[copy..].iter().any(|(k, d)| k == "/ ?" && d == "search forward, back"));
+        assert_eq!(rows.last(), Some(&("ctrl+b".to_owned(), "leave".to_owned())));
+        assert!(!rows[copy..].iter().any(|(_, d)| d == "page up"), "ctrl+b is the prefix here");
+        let (custom, _) = Bindings::from_config(Some("ctrl+a"), &[], &[]);
+        let rows = entries(&custom);
+        assert!(rows.iter().any(|(k, d)| k == "ctrl+b" && d == "page up"), "{rows:?}");
+        assert_eq!(rows.last(), Some(&("ctrl+a".to_owned(), "leave".to_owned())));
+    }
+
+    #[test]
+    fn the_default_help_fits_a_120_by_40_terminal_whole() {
+        use ratatui_core::buffer::Buffer;
+        use ratatui_core::layout::Rect;
+
+        let area = Rect::new(0, 0, 120, 40);
+        let mut buf = Buffer::empty(area);
+        let rows = entries(&Bindings::default());
+        crate::render::draw_help(&mut buf, area, &rows, &crate::render::Theme::default().colors);
+        let text: String =
+            (0..40).map(|y| (0..120).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n").collect();
+        for needle in
+            ["copy mode", "search forward, back", "navigate mode", "resize mode", "split side by side"]
+        {
+            assert!(text.contains(needle), "{needle} missing:\n{text}");
+        }
+        assert!(!text.contains("more"), "everything is shown:\n{text}");
     }
 
     #[test]

@@ -1,31 +1,27 @@
 //! Context menus' model (pure): the items a right-click on a workspace row, a tab or a pane
-//! offers, worked out from the session snapshot; the highlighted item, moved by the mouse or
-//! Up/Down/j/k; and what a key or click does (run an item's command, close, nothing).
+//! offers, worked out from the session snapshot and the `[ui]` prompts (a Close asks first when
+//! `confirm_close` is on, New tab names its tab when `prompt_new_tab_name` is); the highlighted
+//! item, moved by the mouse or Up/Down/j/k; and what a key or click does (run an item's step,
+//! close, nothing).
 //!
-//! Not here: drawing and item geometry ([`crate::render::draw_menu`], [`menu_rect`]), running
-//! a command (the connection does: a session call or opening a rename dialog).
+//! Not here: drawing and item geometry ([`crate::render::draw_menu`], [`menu_rect`]), carrying
+//! out a step (the connection does: a session call, a rename or confirm dialog).
 
 use herdr_protocol::api::SessionSnapshot;
 use ratatui_core::layout::Rect;
 use serde_json::{Value, json};
 
+use super::actions::{self, Prompts, Step, UiStep};
+use super::confirm::CloseTarget;
 use super::dialog::RenameTarget;
 use crate::keymap::{KeyCode, KeyEvent, Modifiers};
 use crate::render::{MenuView, menu_item_at, menu_rect};
 
-/// What choosing an item does.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum MenuCommand {
-    /// Run this session method.
-    Call(&'static str, Value),
-    /// Open the rename dialog for this target, prefilled with its current name.
-    Rename(RenameTarget, String),
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct MenuItem {
     pub label: &'static str,
-    pub command: MenuCommand,
+    /// What choosing the item does: the same steps keymap actions plan.
+    pub command: Step,
 }
 
 /// What a key or a click did to an open menu.
@@ -33,8 +29,8 @@ pub(super) struct MenuItem {
 pub(super) enum MenuInput {
     /// The menu stays open (the highlight may have moved).
     Stay,
-    /// Close the menu and run this.
-    Run(MenuCommand),
+    /// Close the menu and carry this out.
+    Run(Step),
     /// Close the menu.
     Close,
 }
@@ -55,28 +51,39 @@ impl ContextMenu {
     }
 
     /// The menu for workspace `index` of the snapshot.
-    pub(super) fn workspace(snapshot: &SessionSnapshot, index: usize, at: (u16, u16)) -> Option<ContextMenu> {
+    pub(super) fn workspace(
+        snapshot: &SessionSnapshot,
+        index: usize,
+        at: (u16, u16),
+        prompts: Prompts,
+    ) -> Option<ContextMenu> {
         let w = snapshot.workspaces.get(index)?;
         let id = &w.workspace_id;
+        let close = actions::close(CloseTarget::Workspace(id.clone()), snapshot, prompts);
         ContextMenu::new(
             vec![
-                item("Rename", MenuCommand::Rename(RenameTarget::Workspace(id.clone()), w.label.clone())),
-                call("Close", "workspace.close", json!({ "workspace_id": id })),
+                rename("Rename", RenameTarget::Workspace(id.clone()), w.label.clone()),
+                item("Close", close),
             ],
             at,
         )
     }
 
     /// The menu for tab `index` of the focused workspace (as the tab bar numbers them).
-    pub(super) fn tab(snapshot: &SessionSnapshot, index: usize, at: (u16, u16)) -> Option<ContextMenu> {
+    pub(super) fn tab(
+        snapshot: &SessionSnapshot,
+        index: usize,
+        at: (u16, u16),
+        prompts: Prompts,
+    ) -> Option<ContextMenu> {
         let focused = snapshot.focused_workspace_id.as_ref()?;
         let t = snapshot.tabs.iter().filter(|t| &t.workspace_id == focused).nth(index)?;
         let id = &t.tab_id;
         ContextMenu::new(
             vec![
-                call("New tab", "tab.create", json!({ "workspace_id": focused, "focus": true })),
-                item("Rename", MenuCommand::Rename(RenameTarget::Tab(id.clone()), t.label.clone())),
-                call("Close", "tab.close", json!({ "tab_id": id })),
+                item("New tab", actions::new_tab(focused, prompts)),
+                rename("Rename", RenameTarget::Tab(id.clone()), t.label.clone()),
+                item("Close", actions::close(CloseTarget::Tab(id.clone()), snapshot, prompts)),
             ],
             at,
         )
@@ -84,7 +91,12 @@ impl ContextMenu {
 
     /// The menu for a pane of the focused tab. Swapping is offered only for a pane other than
     /// the focused one; zooming reads "Unzoom" while the pane's tab is zoomed.
-    pub(super) fn pane(snapshot: &SessionSnapshot, pane_id: &str, at: (u16, u16)) -> Option<ContextMenu> {
+    pub(super) fn pane(
+        snapshot: &SessionSnapshot,
+        pane_id: &str,
+        at: (u16, u16),
+        prompts: Prompts,
+    ) -> Option<ContextMenu> {
         let pane = snapshot.panes.iter().find(|p| p.pane_id == pane_id)?;
         let current = pane.label.clone().unwrap_or_default();
         let zoomed =
@@ -93,7 +105,7 @@ impl ContextMenu {
         let split =
             |direction: &str| json!({ "target_pane_id": pane_id, "direction": direction, "focus": true });
         let mut items = vec![
-            item("Rename pane", MenuCommand::Rename(RenameTarget::Pane(pane_id.to_owned()), current)),
+            rename("Rename pane", RenameTarget::Pane(pane_id.to_owned()), current),
             call("Clear pane name", "pane.rename", target()),
         ];
         if let Some(focused) = snapshot.focused_pane_id.as_deref().filter(|f| *f != pane_id) {
@@ -104,7 +116,7 @@ impl ContextMenu {
             call("Split right", "pane.split", split("right")),
             call("Split down", "pane.split", split("down")),
             call(if zoomed { "Unzoom" } else { "Zoom" }, "pane.zoom", target()),
-            call("Close pane", "pane.close", target()),
+            item("Close pane", actions::close(CloseTarget::Pane(pane_id.to_owned()), snapshot, prompts)),
         ]);
         ContextMenu::new(items, at)
     }
@@ -165,17 +177,22 @@ impl ContextMenu {
     }
 }
 
-fn item(label: &'static str, command: MenuCommand) -> MenuItem {
+fn item(label: &'static str, command: Step) -> MenuItem {
     MenuItem { label, command }
 }
 
 fn call(label: &'static str, method: &'static str, params: Value) -> MenuItem {
-    item(label, MenuCommand::Call(method, params))
+    item(label, Step::Call(method, params))
+}
+
+fn rename(label: &'static str, target: RenameTarget, current: String) -> MenuItem {
+    item(label, Step::Ui(UiStep::Rename(target, current)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clients::confirm::CloseConfirm;
     use crate::session::Session;
 
     /// Workspace `w1` "api" with tabs `main` and `logs`; the first tab split in two.
@@ -199,36 +216,48 @@ mod tests {
         KeyEvent::plain(code)
     }
 
+    /// Closing at once, no naming.
+    const QUIET: Prompts = Prompts::NONE;
+    /// The defaults: closing asks, a new tab is named.
+    const ASKING: Prompts = Prompts { confirm_close: true, name_new_tab: true, name_new_workspace: false };
+
+    fn rename_step(target: RenameTarget, current: &str) -> Step {
+        Step::Ui(UiStep::Rename(target, current.into()))
+    }
+
     #[test]
     fn a_workspace_menu_renames_and_closes_that_workspace() {
         let snapshot = snapshot();
         let id = snapshot.workspaces[0].workspace_id.clone();
-        let menu = ContextMenu::workspace(&snapshot, 0, (1, 2)).expect("a menu");
+        let menu = ContextMenu::workspace(&snapshot, 0, (1, 2), QUIET).expect("a menu");
         assert_eq!(labels(&menu), ["Rename", "Close"]);
-        assert_eq!(
-            menu.items[0].command,
-            MenuCommand::Rename(RenameTarget::Workspace(id.clone()), "api".into())
-        );
-        assert_eq!(
-            menu.items[1].command,
-            MenuCommand::Call("workspace.close", json!({ "workspace_id": id }))
-        );
-        assert!(ContextMenu::workspace(&snapshot, 5, (1, 2)).is_none(), "no such row");
+        assert_eq!(menu.items[0].command, rename_step(RenameTarget::Workspace(id.clone()), "api"));
+        assert_eq!(menu.items[1].command, Step::Call("workspace.close", json!({ "workspace_id": id })));
+        assert!(ContextMenu::workspace(&snapshot, 5, (1, 2), QUIET).is_none(), "no such row");
+        let asking = ContextMenu::workspace(&snapshot, 0, (1, 2), ASKING).expect("a menu");
+        let confirm = CloseConfirm::new(CloseTarget::Workspace(id), &snapshot);
+        assert_eq!(asking.items[1].command, Step::Ui(UiStep::Confirm(confirm)), "close asks first");
     }
 
     #[test]
     fn a_tab_menu_names_the_clicked_tab_of_the_focused_workspace() {
         let snapshot = snapshot();
         let logs = snapshot.tabs.iter().find(|t| t.label == "logs").expect("the logs tab").tab_id.clone();
-        let menu = ContextMenu::tab(&snapshot, 1, (30, 0)).expect("a menu");
+        let menu = ContextMenu::tab(&snapshot, 1, (30, 0), QUIET).expect("a menu");
         assert_eq!(labels(&menu), ["New tab", "Rename", "Close"]);
-        assert_eq!(
-            menu.items[1].command,
-            MenuCommand::Rename(RenameTarget::Tab(logs.clone()), "logs".into())
-        );
-        assert_eq!(menu.items[2].command, MenuCommand::Call("tab.close", json!({ "tab_id": logs })));
-        let MenuCommand::Call("tab.create", params) = &menu.items[0].command else { panic!("new tab") };
+        assert_eq!(menu.items[1].command, rename_step(RenameTarget::Tab(logs.clone()), "logs"));
+        assert_eq!(menu.items[2].command, Step::Call("tab.close", json!({ "tab_id": logs })));
+        let Step::Call("tab.create", params) = &menu.items[0].command else { panic!("new tab") };
         assert_eq!(params["workspace_id"], json!(snapshot.focused_workspace_id));
+        // With the default prompts New tab names the tab it makes and Close asks.
+        let asking = ContextMenu::tab(&snapshot, 1, (30, 0), ASKING).expect("a menu");
+        let Step::Ui(UiStep::CreateAndName("tab.create", named)) = &asking.items[0].command else {
+            panic!("a named new tab: {:?}", asking.items[0].command)
+        };
+        assert_eq!(named, params);
+        assert!(
+            matches!(&asking.items[2].command, Step::Ui(UiStep::Confirm(c)) if c.target() == &CloseTarget::Tab(logs))
+        );
     }
 
     #[test]
@@ -238,25 +267,26 @@ mod tests {
         let layout = snapshot.layouts.iter().find(|l| Some(&l.tab_id) == snapshot.focused_tab_id.as_ref());
         let other = layout.expect("the focused tab's layout").panes.iter().find(|p| p.pane_id != focused);
         let other = other.expect("the second pane").pane_id.clone();
-        let own = ContextMenu::pane(&snapshot, &focused, (50, 10)).expect("a menu");
+        let own = ContextMenu::pane(&snapshot, &focused, (50, 10), QUIET).expect("a menu");
         assert_eq!(
             labels(&own),
             ["Rename pane", "Clear pane name", "Split right", "Split down", "Zoom", "Close pane"]
         );
-        let menu = ContextMenu::pane(&snapshot, &other, (50, 10)).expect("a menu");
+        let menu = ContextMenu::pane(&snapshot, &other, (50, 10), QUIET).expect("a menu");
         assert_eq!(labels(&menu)[2], "Swap with focused pane");
         assert_eq!(
             menu.items[2].command,
-            MenuCommand::Call("pane.swap", json!({ "source_pane_id": focused, "target_pane_id": other }))
+            Step::Call("pane.swap", json!({ "source_pane_id": focused, "target_pane_id": other }))
         );
         assert_eq!(
             menu.items[3].command,
-            MenuCommand::Call(
-                "pane.split",
-                json!({ "target_pane_id": other, "direction": "right", "focus": true })
-            )
+            Step::Call("pane.split", json!({ "target_pane_id": other, "direction": "right", "focus": true }))
         );
-        assert_eq!(menu.items[1].command, MenuCommand::Call("pane.rename", json!({ "pane_id": other })));
+        assert_eq!(menu.items[1].command, Step::Call("pane.rename", json!({ "pane_id": other })));
+        assert_eq!(menu.items[6].command, Step::Call("pane.close", json!({ "pane_id": other })));
+        let asking = ContextMenu::pane(&snapshot, &other, (50, 10), ASKING).expect("a menu");
+        let confirm = CloseConfirm::new(CloseTarget::Pane(other), &snapshot);
+        assert_eq!(asking.items[6].command, Step::Ui(UiStep::Confirm(confirm)));
     }
 
     #[test]
@@ -266,7 +296,7 @@ mod tests {
         session.handle("pane.split", json!({ "direction": "right" })).expect("a method").expect("split");
         let pane = session.snapshot().focused_pane_id.expect("a focused pane");
         session.handle("pane.zoom", json!({ "pane_id": pane })).expect("a method").expect("zoomed");
-        let menu = ContextMenu::pane(&session.snapshot(), &pane, (50, 10)).expect("a menu");
+        let menu = ContextMenu::pane(&session.snapshot(), &pane, (50, 10), QUIET).expect("a menu");
         assert!(labels(&menu).contains(&"Unzoom"), "{:?}", labels(&menu));
         assert!(!labels(&menu).contains(&"Zoom"));
     }
@@ -274,7 +304,7 @@ mod tests {
     #[test]
     fn keys_move_the_highlight_around_and_enter_runs_it() {
         let snapshot = snapshot();
-        let mut menu = ContextMenu::tab(&snapshot, 0, (30, 0)).expect("a menu");
+        let mut menu = ContextMenu::tab(&snapshot, 0, (30, 0), QUIET).expect("a menu");
         assert_eq!(menu.key(plain(KeyCode::Enter)), MenuInput::Stay, "nothing highlighted yet");
         menu.key(plain(KeyCode::Up));
         assert_eq!(menu.selected, Some(2), "up from nothing starts at the bottom");
@@ -284,7 +314,7 @@ mod tests {
         menu.key(plain(KeyCode::Down));
         menu.key(plain(KeyCode::Down));
         assert_eq!(menu.selected, Some(1));
-        assert!(matches!(menu.key(plain(KeyCode::Enter)), MenuInput::Run(MenuCommand::Rename(..))));
+        assert!(matches!(menu.key(plain(KeyCode::Enter)), MenuInput::Run(Step::Ui(UiStep::Rename(..)))));
         assert_eq!(menu.key(plain(KeyCode::Esc)), MenuInput::Close);
         assert_eq!(menu.key(KeyEvent::ctrl('j')), MenuInput::Stay);
     }
@@ -293,14 +323,14 @@ mod tests {
     fn the_mouse_highlights_and_clicks_items_and_a_click_outside_closes() {
         let snapshot = snapshot();
         let screen = Rect::new(0, 0, 120, 40);
-        let mut menu = ContextMenu::tab(&snapshot, 0, (30, 1)).expect("a menu");
+        let mut menu = ContextMenu::tab(&snapshot, 0, (30, 1), QUIET).expect("a menu");
         // The box starts at the click: border row 1, items on rows 2..=4 from column 31.
         assert!(menu.hover(screen, (33, 3)));
         assert!(!menu.hover(screen, (34, 3)), "same item");
         assert!(!menu.hover(screen, (80, 20)), "off the menu keeps the highlight");
         assert_eq!(menu.view().selected, Some(1));
         assert_eq!(menu.view().items, ["New tab", "Rename", "Close"]);
-        assert!(matches!(menu.click(screen, (33, 4)), MenuInput::Run(MenuCommand::Call("tab.close", _))));
+        assert!(matches!(menu.click(screen, (33, 4)), MenuInput::Run(Step::Call("tab.close", _))));
         assert_eq!(menu.click(screen, (30, 3)), MenuInput::Stay, "the border");
         assert_eq!(menu.click(screen, (80, 20)), MenuInput::Close);
     }

@@ -12,13 +12,17 @@
 //! ([`Screens::copy_view`]); copied text goes to the client as `Clipboard` (OSC 52 there) with
 //! a "copied" toast.
 //!
-//! Menus and dialogs (`conn::modal`, `menu`, `dialog`): a right-click opens a context menu,
-//! rename bindings and menu items a rename dialog; while one is open it takes the client's keys,
-//! pastes and mouse. Navigate mode's workspace selection lives in the client's view.
+//! Menus and dialogs (`conn::modal`, `menu`, `dialog`, `confirm`): a right-click opens a context
+//! menu, rename bindings and menu items a rename dialog, closing (with `ui.confirm_close`) a
+//! confirm question, a new tab (with `ui.prompt_new_tab_name`) its naming dialog; while one is
+//! open it takes the client's keys, pastes and mouse. Navigate mode's workspace selection lives
+//! in the client's view; `last_pane`'s history in the connection (`recent`).
 //!
 //! Notifications ([`notify`]): agent status changes become alerts the foreground client's paint
-//! task delivers. The live config is kept on [`Screens`] so the API can reload it
-//! ([`reload_config`]) and show toasts (`notification.show`) without reaching into a connection.
+//! task delivers; a pane's bell rings the foreground client's terminal and marks its tab while
+//! no client shows the pane ([`notify::pane_bell`]). The live config is kept on [`Screens`] so
+//! the API can reload it ([`reload_config`]) and show toasts (`notification.show`) without
+//! reaching into a connection.
 //!
 //! Pane contents: [`Screens`] mirrors each visible pane's grid keyed by [`PaneKey`], built from
 //! the damage workers send ([`Screens::apply_damage`]), which wakes every paint task. Which panes
@@ -32,6 +36,7 @@
 
 mod actions;
 mod alert_gate;
+mod confirm;
 mod conn;
 mod copy;
 mod dialog;
@@ -39,6 +44,7 @@ mod help;
 mod menu;
 pub(crate) mod notify;
 mod paint;
+mod recent;
 mod registry;
 mod reload;
 mod repaint;
@@ -48,7 +54,7 @@ mod visibility;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -93,6 +99,8 @@ pub struct Screens {
     terminal_focused: AtomicBool,
     /// Rate limits for agent alerts, and which panes alerted last (`prefix+o`).
     gate: Mutex<alert_gate::AlertGate>,
+    /// Panes that rang the bell while no client showed them, until one does.
+    bells: Mutex<HashSet<PaneKey>>,
 }
 
 impl Default for Screens {
@@ -109,6 +117,7 @@ impl Default for Screens {
             alerts: broadcast::channel(16).0,
             terminal_focused: AtomicBool::new(false),
             gate: Mutex::new(alert_gate::AlertGate::new(paint::TOAST_DURATION)),
+            bells: Mutex::new(HashSet::new()),
         }
     }
 }

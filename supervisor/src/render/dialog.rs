@@ -1,8 +1,9 @@
-//! Rename dialogs drawn over a composed frame: a centred box with a title, a one-line text field
-//! and a hint, plus where the terminal cursor goes (inside the field). A text longer than the
-//! field scrolls so the cursor stays visible.
+//! Dialogs drawn over a composed frame, both in the same centred box ([`dialog_rect`]): a rename
+//! dialog (a title, a one-line text field and a hint, plus where the terminal cursor goes, inside
+//! the field; a text longer than the field scrolls so the cursor stays visible) and a confirm
+//! question (the question, a detail line and the y/n hint; no cursor).
 //!
-//! Not here: editing the text (the client's dialog model) or what applying it does.
+//! Not here: editing the text or answering (the client's dialog models), what either one does.
 
 use herdr_protocol::grid::{CursorPlacement, CursorShape};
 use ratatui_core::buffer::Buffer;
@@ -73,6 +74,32 @@ pub fn draw_dialog(
     })
 }
 
+/// Draws a confirm question centred on `screen` (nothing when the screen is too small): the
+/// question in the accent colour, `detail` under it, then the keys that answer.
+pub fn draw_confirm(buf: &mut Buffer, screen: Rect, question: &str, detail: &str, colors: &ThemeColors) {
+    let rect = dialog_rect(screen);
+    if rect.width < 12 || rect.height < 5 {
+        return;
+    }
+    draw_box(buf, rect, colors);
+    let bg = Style::new().bg(colors.surface0);
+    let inner = rect.width - 4;
+    let title = Line::styled(question.to_owned(), bg.fg(colors.accent).add_modifier(Modifier::BOLD));
+    put_line(buf, rect.x + 2, rect.y + 1, inner, &title);
+    put_line(buf, rect.x + 2, rect.y + 2, inner, &Line::styled(detail.to_owned(), bg.fg(colors.subtext0)));
+    let hint = Line::from(vec![
+        Span::styled("y", bg.fg(colors.yellow)),
+        Span::styled("/", bg.fg(colors.overlay1)),
+        Span::styled("enter", bg.fg(colors.yellow)),
+        Span::styled(" close  ", bg.fg(colors.overlay1)),
+        Span::styled("n", bg.fg(colors.yellow)),
+        Span::styled("/", bg.fg(colors.overlay1)),
+        Span::styled("esc", bg.fg(colors.yellow)),
+        Span::styled(" cancel", bg.fg(colors.overlay1)),
+    ]);
+    put_line(buf, rect.x + 2, rect.y + 3, inner, &hint);
+}
+
 /// The part of `text` a field `width` columns wide shows so that the cursor (at char `cursor`)
 /// is on it, and the cursor's column in it. The cursor may sit after the last character, so the
 /// field keeps one column free for it.
@@ -125,6 +152,32 @@ mod tests {
         assert_eq!(text_of(&buf), expected.join("\n") + "\n");
         assert_eq!((cursor.x, cursor.y), (9, 4), "after the text");
         assert_eq!(buf[(20, 4)].bg, colors.surface1, "the field has its own background");
+    }
+
+    #[test]
+    fn a_confirm_question_is_centred_with_its_detail_and_answers() {
+        let screen = Rect::new(0, 0, 40, 9);
+        let mut buf = Buffer::empty(screen);
+        let colors = Theme::default().colors;
+        draw_confirm(&mut buf, screen, "close pane \"editor\"?", "w1:p2 · claude runs here", &colors);
+        let expected = [
+            "                                        ",
+            "                                        ",
+            "  ╭──────────────────────────────────╮  ",
+            "  │ close pane \"editor\"?             │  ",
+            "  │ w1:p2 · claude runs here         │  ",
+            "  │ y/enter close  n/esc cancel      │  ",
+            "  ╰──────────────────────────────────╯  ",
+            "                                        ",
+            "                                        ",
+        ];
+        assert_eq!(text_of(&buf), expected.join("\n") + "\n");
+        assert_eq!(buf[(4, 3)].fg, colors.accent, "the question stands out");
+        assert_eq!(buf[(4, 4)].fg, colors.subtext0);
+        let small = Rect::new(0, 0, 10, 3);
+        let mut tiny = Buffer::empty(small);
+        draw_confirm(&mut tiny, small, "close tab 1?", "1 pane", &colors);
+        assert_eq!(text_of(&tiny), "          \n          \n          \n", "no room, nothing drawn");
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Overlays drawn over a composed frame: a toast (a small bordered note in a corner) and the
-//! keybinding help (a centred bordered list). Both draw into an existing buffer, clipped to it,
+//! keybinding help (a centred bordered list in columns, with section headings). Both draw into an existing buffer, clipped to it,
 //! so they compose with any layout; neither changes the frame's geometry.
 
 use ratatui_core::buffer::Buffer;
@@ -48,21 +48,20 @@ pub fn draw_toast(buf: &mut Buffer, area: Rect, toast: &ToastView, position: &st
 }
 
 /// Draws the keybinding help centred in `area`: a title, then `entries` (key, what it does) in
-/// columns as wide as fit, and how to close it.
+/// as few rows as fit, each column as wide as its own entries, and how to close it. An entry
+/// with an empty key is a section heading. What does not fit is counted on the last row.
 pub fn draw_help(buf: &mut Buffer, area: Rect, entries: &[(String, String)], colors: &ThemeColors) {
-    let key_width = entries.iter().map(|(k, _)| k.width()).max().unwrap_or(0);
-    let entry_width = entries.iter().map(|(_, d)| d.width()).max().unwrap_or(0) + key_width + 2;
     let inner_width = usize::from(area.width.saturating_sub(6));
-    if inner_width < 10 || area.height < 6 || entry_width == 0 {
+    if inner_width < 10 || area.height < 6 || entries.is_empty() {
         return;
     }
-    let columns = (inner_width / (entry_width + 3)).clamp(1, 3);
-    let rows_needed = entries.len().div_ceil(columns);
-    let max_rows = usize::from(area.height.saturating_sub(6));
-    let rows = rows_needed.min(max_rows);
-    let content_width = (columns * (entry_width + 3)).min(inner_width);
-    let width = u16::try_from(content_width + 4).unwrap_or(area.width);
-    let height = u16::try_from(rows + 4).unwrap_or(area.height);
+    let max_rows = usize::from(area.height.saturating_sub(6)).max(1);
+    let (rows, columns) = help_columns(entries, inner_width, max_rows);
+    let content_width = columns.iter().map(HelpColumn::width).sum::<usize>() + 3 * (columns.len() - 1);
+    let content_width = content_width.min(inner_width).max(" Keybindings  any key closes".len());
+    let shown_rows = rows.min(max_rows);
+    let width = u16::try_from(content_width + 4).unwrap_or(area.width).min(area.width);
+    let height = u16::try_from(shown_rows + 4).unwrap_or(area.height).min(area.height);
     let rect =
         Rect::new(area.x + (area.width - width) / 2, area.y + (area.height - height) / 2, width, height);
     draw_box(buf, rect, colors);
@@ -72,21 +71,81 @@ pub fn draw_help(buf: &mut Buffer, area: Rect, entries: &[(String, String)], col
         Span::styled(" any key closes", bg.fg(colors.overlay1)),
     ]);
     put_line(buf, rect.x + 1, rect.y + 1, width - 2, &heading);
-    let column_width = u16::try_from(entry_width + 3).unwrap_or(u16::MAX);
-    for (i, (key, description)) in entries.iter().enumerate().take(rows * columns) {
-        let (column, row) = (i / rows, i % rows);
-        let x = rect.x + 2 + column_width * u16::try_from(column).unwrap_or(0);
-        let y = rect.y + 2 + u16::try_from(row).unwrap_or(0);
-        let line = Line::from(vec![
-            Span::styled(format!("{key:>key_width$}"), bg.fg(colors.yellow).add_modifier(Modifier::BOLD)),
-            Span::styled(format!("  {description}"), bg.fg(colors.text)),
-        ]);
-        put_line(buf, x, y, column_width.min(rect.right().saturating_sub(x + 1)), &line);
+    let mut x = rect.x + 2;
+    for (c, column) in columns.iter().enumerate() {
+        let room = rect.right().saturating_sub(x + 1);
+        for (row, (key, description)) in entries.iter().skip(c * rows).take(shown_rows).enumerate() {
+            let y = rect.y + 2 + u16::try_from(row).unwrap_or(0);
+            let line = if key.is_empty() {
+                Line::styled(description.clone(), bg.fg(colors.accent).add_modifier(Modifier::BOLD))
+            } else {
+                let key_width = column.key;
+                Line::from(vec![
+                    Span::styled(
+                        format!("{key:>key_width$}"),
+                        bg.fg(colors.yellow).add_modifier(Modifier::BOLD),
+                    ),
+                    Span::styled(format!("  {description}"), bg.fg(colors.text)),
+                ])
+            };
+            put_line(buf, x, y, room, &line);
+        }
+        x = x.saturating_add(u16::try_from(column.width() + 3).unwrap_or(u16::MAX));
     }
-    if rows < rows_needed {
-        let more = Line::styled(format!("… {} more", entries.len() - rows * columns), bg.fg(colors.overlay1));
+    if rows > shown_rows {
+        let hidden = entries.len().saturating_sub(shown_rows * columns.len());
+        let more = Line::styled(format!("… {hidden} more"), bg.fg(colors.overlay1));
         put_line(buf, rect.x + 2, rect.bottom() - 1, width - 4, &more);
     }
+}
+
+/// One column of the help: its widest key and widest entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct HelpColumn {
+    key: usize,
+    entry: usize,
+}
+
+impl HelpColumn {
+    fn width(&self) -> usize {
+        self.entry
+    }
+}
+
+/// Rows per column and the columns: the fewest columns whose rows fit in `max_rows`, as long as
+/// they fit in `width`; when nothing fits both, the most columns that fit in `width`.
+fn help_columns(entries: &[(String, String)], width: usize, max_rows: usize) -> (usize, Vec<HelpColumn>) {
+    let layout = |count: usize| {
+        let rows = entries.len().div_ceil(count);
+        let columns: Vec<HelpColumn> = entries
+            .chunks(rows)
+            .map(|chunk| {
+                let key = chunk.iter().map(|(k, _)| k.width()).max().unwrap_or(0);
+                let entry = chunk
+                    .iter()
+                    .map(|(k, d)| if k.is_empty() { d.width() } else { key + 2 + d.width() })
+                    .max()
+                    .unwrap_or(0);
+                HelpColumn { key, entry }
+            })
+            .collect();
+        (rows, columns)
+    };
+    let total = |columns: &[HelpColumn]| {
+        columns.iter().map(HelpColumn::width).sum::<usize>() + 3 * columns.len().saturating_sub(1)
+    };
+    let mut chosen = layout(1);
+    for count in 2..=entries.len() {
+        if chosen.0 <= max_rows {
+            break;
+        }
+        let next = layout(count);
+        if total(&next.1) > width {
+            break;
+        }
+        chosen = next;
+    }
+    chosen
 }
 
 /// A filled box with a rounded border.
@@ -156,6 +215,36 @@ mod tests {
         assert!(all.contains("any key closes"), "{all}");
         assert!(all.contains("prefix+c  new tab"), "{all}");
         assert!(all.contains("prefix+?  help"), "{all}");
+    }
+
+    #[test]
+    fn help_columns_are_as_wide_as_their_entries_and_headings_stand_alone() {
+        let area = Rect::new(0, 0, 60, 9);
+        let mut buf = Buffer::empty(area);
+        let entries: Vec<(String, String)> = [
+            ("ctrl+b c", "new tab"),
+            ("ctrl+b x", "close pane"),
+            ("", "copy mode"),
+            ("q", "leave"),
+            ("/ ?", "search"),
+        ]
+        .iter()
+        .map(|(k, d)| ((*k).to_owned(), (*d).to_owned()))
+        .collect();
+        let colors = Theme::default().colors;
+        draw_help(&mut buf, area, &entries, &colors);
+        let rows = text(&buf);
+        // Three rows fit: two columns, the second only as wide as its short keys.
+        assert_eq!(rows[3], "           │ ctrl+b c  new tab        q  leave  │           ");
+        assert_eq!(rows[4], "           │ ctrl+b x  close pane   / ?  search │           ");
+        assert_eq!(rows[5], "           │ copy mode                          │           ");
+        assert_eq!(buf[(13, 5)].fg, colors.accent, "a heading is drawn as one");
+        assert!(!rows.join("\n").contains("more"));
+        // One row of room: as many columns as fit the width, the rest counted.
+        let area = Rect::new(0, 0, 40, 7);
+        let mut buf = Buffer::empty(area);
+        draw_help(&mut buf, area, &entries, &colors);
+        assert!(text(&buf).join("\n").contains("… "), "{:#?}", text(&buf));
     }
 
     #[test]

@@ -1,11 +1,13 @@
-//! A client's modals and navigate-mode selection on its connection. While a context menu or a
-//! rename dialog is open, keys, pastes and the mouse go to it instead of the keymap and panes
-//! (focus reports still count); its view is published to the paint task on a watch channel.
-//! A right-click on a workspace row, a tab or a pane opens that thing's menu; on a pane, holding
-//! `ui.right_click_passthrough_modifier` sends the click to the program instead.
+//! A client's modals, navigate-mode selection and focus history on its connection. While a
+//! context menu, a rename dialog or a confirm-close question is open, keys, pastes and the mouse
+//! go to it instead of the keymap and panes (focus reports still count); its view is published
+//! to the paint task on a watch channel. A right-click on a workspace row, a tab or a pane opens
+//! that thing's menu; on a pane, holding `ui.right_click_passthrough_modifier` sends the click
+//! to the program instead. A click outside a dialog cancels it.
 //!
-//! Not here: the menu and dialog models (pure, [`crate::clients::menu`] and
-//! [`crate::clients::dialog`]), drawing them ([`crate::render::draw_modal`]).
+//! Not here: the menu and dialog models (pure, [`crate::clients::menu`],
+//! [`crate::clients::dialog`], [`crate::clients::confirm`]), drawing them
+//! ([`crate::render::draw_modal`]).
 
 use herdr_protocol::api::SessionSnapshot;
 use ratatui_core::layout::Rect;
@@ -14,9 +16,10 @@ use tokio::sync::watch;
 
 use super::Connection;
 use super::mouse::Target;
-use crate::clients::actions::{self, Step, UiStep};
+use crate::clients::actions::{self, Prompts, Step, UiStep};
+use crate::clients::confirm::{CloseConfirm, ConfirmKey};
 use crate::clients::dialog::{DialogKey, RenameDialog, RenameTarget};
-use crate::clients::menu::{ContextMenu, MenuCommand, MenuInput};
+use crate::clients::menu::{ContextMenu, MenuInput};
 use crate::keymap::{InputEvent, Mode, Modifiers, MouseButton, MouseEvent, MouseKind};
 use crate::render::{ModalView, dialog_rect};
 
@@ -25,6 +28,7 @@ use crate::render::{ModalView, dialog_rect};
 enum Modal {
     Menu(ContextMenu),
     Rename(RenameDialog),
+    Confirm(CloseConfirm),
 }
 
 impl Modal {
@@ -32,6 +36,7 @@ impl Modal {
         match self {
             Modal::Menu(menu) => ModalView::Menu(menu.view()),
             Modal::Rename(dialog) => ModalView::Dialog(dialog.view()),
+            Modal::Confirm(confirm) => confirm.view(),
         }
     }
 }
@@ -99,16 +104,27 @@ impl Connection {
                 DialogKey::Editing => self.modals.publish(),
                 DialogKey::Cancel => self.modals.set(None),
                 DialogKey::Apply => {
-                    let (method, params) = dialog.apply();
+                    let apply = dialog.apply();
                     self.modals.set(None);
-                    self.call(method, params).await;
+                    if let Some((method, params)) = apply {
+                        self.call(method, params).await;
+                    }
                 }
             },
             (Modal::Rename(dialog), InputEvent::Paste(bytes)) => {
                 dialog.paste(&String::from_utf8_lossy(&bytes));
                 self.modals.publish();
             }
-            (Modal::Rename(_), InputEvent::Mouse(mouse)) => {
+            (Modal::Confirm(confirm), InputEvent::Key(key)) => match confirm.key(key.key) {
+                ConfirmKey::Stay => {}
+                ConfirmKey::Cancel => self.modals.set(None),
+                ConfirmKey::Confirm => {
+                    let (method, params) = confirm.target().call();
+                    self.modals.set(None);
+                    self.call(method, params).await;
+                }
+            },
+            (Modal::Rename(_) | Modal::Confirm(_), InputEvent::Mouse(mouse)) => {
                 let inside = dialog_rect(screen).contains((mouse.x, mouse.y).into());
                 if matches!(mouse.kind, MouseKind::Press(_)) && !inside {
                     self.modals.set(None);
@@ -122,11 +138,11 @@ impl Connection {
         match input {
             MenuInput::Stay => self.modals.publish(),
             MenuInput::Close => self.modals.set(None),
-            MenuInput::Run(MenuCommand::Call(method, params)) => {
+            MenuInput::Run(step) => {
                 self.modals.set(None);
-                self.call(method, params).await;
+                // Menu items plan only session calls and dialogs, never a detach.
+                let _ = self.carry_out(step).await;
             }
-            MenuInput::Run(MenuCommand::Rename(target, current)) => self.open_rename(target, &current),
         }
     }
 
@@ -144,15 +160,16 @@ impl Connection {
         event: &MouseEvent,
     ) -> bool {
         let at = (event.x, event.y);
+        let prompts = self.prompts();
         let menu = match target {
-            Target::Workspace(index) => ContextMenu::workspace(snapshot, *index, at),
-            Target::Tab(index) => ContextMenu::tab(snapshot, *index, at),
+            Target::Workspace(index) => ContextMenu::workspace(snapshot, *index, at, prompts),
+            Target::Tab(index) => ContextMenu::tab(snapshot, *index, at, prompts),
             Target::Pane { pane_id, .. } => {
                 let modifier = passthrough_modifier(self.hub.config().ui.right_click_passthrough_modifier);
                 if modifier.is_some_and(|m| event.mods.contains(m)) {
                     return false;
                 }
-                ContextMenu::pane(snapshot, pane_id, at)
+                ContextMenu::pane(snapshot, pane_id, at, prompts)
             }
             _ => None,
         };
@@ -166,6 +183,24 @@ impl Connection {
         let snapshot = self.hub.shared.session().snapshot();
         match step {
             UiStep::Rename(target, current) => self.open_rename(target, &current),
+            UiStep::Confirm(confirm) => self.modals.set(Some(Modal::Confirm(confirm))),
+            UiStep::CreateAndName(method, params) => {
+                match self.hub.shared.session_call(method, params).await {
+                    Some(Ok(created)) => {
+                        if let Some(dialog) = RenameDialog::for_created(&created) {
+                            self.modals.set(Some(Modal::Rename(dialog)));
+                        }
+                    }
+                    Some(Err(e)) => log::debug!("{method} before naming failed: {e:?}"),
+                    None => {}
+                }
+            }
+            UiStep::LastPane => {
+                self.track_focus();
+                if let Some(pane_id) = self.recent.previous(&snapshot).map(str::to_owned) {
+                    self.call("pane.focus", json!({ "pane_id": pane_id })).await;
+                }
+            }
             UiStep::MoveSelection { forward } => {
                 let current = self.view.borrow().selected_workspace.or_else(|| focused_index(&snapshot));
                 let next = actions::move_selection(current, snapshot.workspaces.len(), forward);
@@ -196,6 +231,20 @@ impl Connection {
         let selected =
             if mode == Mode::Navigate { focused_index(&self.hub.shared.session().snapshot()) } else { None };
         self.view.send_if_modified(|v| std::mem::replace(&mut v.selected_workspace, selected) != selected);
+    }
+
+    /// Reads focus changes from the event hub into this client's pane history.
+    pub(super) fn track_focus(&mut self) {
+        let shared = &self.hub.shared;
+        self.recent.catch_up(&shared.hub, || {
+            let session = shared.session();
+            session.focused_pane().and_then(|key| session.pane_ids(key)).map(|(_, _, pane)| pane)
+        });
+    }
+
+    /// The `[ui]` settings in force that make actions ask or prompt.
+    pub(super) fn prompts(&self) -> Prompts {
+        Prompts::from_config(&self.hub.config().ui)
     }
 
     fn screen(&self) -> Rect {

@@ -1,0 +1,192 @@
+//! The confirm-close dialog's model (pure): which workspace, tab or pane a close would end, the
+//! question and detail the dialog shows (worked out from the session snapshot), what a key does
+//! (`y`/Enter close, `n`/Esc cancel) and the session method that closes it.
+//!
+//! Not here: drawing ([`crate::render::draw_modal`]), whether to ask at all (`ui.confirm_close`,
+//! decided by [`super::actions`]), or the session call itself.
+
+use herdr_protocol::api::SessionSnapshot;
+use serde_json::{Value, json};
+
+use crate::keymap::{KeyCode, KeyEvent, Modifiers};
+use crate::render::ModalView;
+
+/// What a close ends, by public id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum CloseTarget {
+    Workspace(String),
+    Tab(String),
+    Pane(String),
+}
+
+impl CloseTarget {
+    /// The session method and params that close the target.
+    pub(super) fn call(&self) -> (&'static str, Value) {
+        match self {
+            CloseTarget::Workspace(id) => ("workspace.close", json!({ "workspace_id": id })),
+            CloseTarget::Tab(id) => ("tab.close", json!({ "tab_id": id })),
+            CloseTarget::Pane(id) => ("pane.close", json!({ "pane_id": id })),
+        }
+    }
+}
+
+/// What a key did to the confirm dialog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ConfirmKey {
+    /// `y` or Enter: close the target.
+    Confirm,
+    /// `n` or Esc: keep it.
+    Cancel,
+    /// Any other key: the dialog stays.
+    Stay,
+}
+
+/// An open "close this?" question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct CloseConfirm {
+    target: CloseTarget,
+    question: String,
+    detail: String,
+}
+
+impl CloseConfirm {
+    /// The question for closing `target`, naming it by its label when it has one (else its id),
+    /// with what else goes with it: a pane's id and agent, a tab's or workspace's pane count.
+    pub(super) fn new(target: CloseTarget, snapshot: &SessionSnapshot) -> CloseConfirm {
+        let panes_in = |keep: &dyn Fn(&str, &str) -> bool| {
+            snapshot.panes.iter().filter(|p| keep(&p.workspace_id, &p.tab_id)).count()
+        };
+        let (kind, label, detail) = match &target {
+            CloseTarget::Pane(id) => {
+                let pane = snapshot.panes.iter().find(|p| &p.pane_id == id);
+                let label = pane.and_then(|p| p.label.clone());
+                let agent = pane.and_then(|p| p.display_agent.clone().or_else(|| p.agent.clone()));
+                let mut detail = if label.is_some() { id.clone() } else { String::new() };
+                if let Some(agent) = agent {
+                    let sep = if detail.is_empty() { "" } else { " · " };
+                    detail = format!("{detail}{sep}{agent} runs here");
+                }
+                ("pane", label, detail)
+            }
+            CloseTarget::Tab(id) => {
+                let label = snapshot.tabs.iter().find(|t| &t.tab_id == id).map(|t| t.label.clone());
+                ("tab", label, panes(panes_in(&|_, tab| tab == id)))
+            }
+            CloseTarget::Workspace(id) => {
+                let label =
+                    snapshot.workspaces.iter().find(|w| &w.workspace_id == id).map(|w| w.label.clone());
+                let tabs = snapshot.tabs.iter().filter(|t| &t.workspace_id == id).count();
+                let tabs = format!("{tabs} tab{}", if tabs == 1 { "" } else { "s" });
+                ("workspace", label, format!("{tabs}, {}", panes(panes_in(&|ws, _| ws == id))))
+            }
+        };
+        let name = match label.filter(|l| !l.trim().is_empty()) {
+            Some(label) => format!("\"{label}\""),
+            None => match &target {
+                CloseTarget::Workspace(id) | CloseTarget::Tab(id) | CloseTarget::Pane(id) => id.clone(),
+            },
+        };
+        CloseConfirm { question: format!("close {kind} {name}?"), detail, target }
+    }
+
+    pub(super) fn target(&self) -> &CloseTarget {
+        &self.target
+    }
+
+    /// One key press.
+    pub(super) fn key(&self, key: KeyEvent) -> ConfirmKey {
+        match (key.code, key.mods) {
+            (KeyCode::Enter, Modifiers::NONE) => ConfirmKey::Confirm,
+            (KeyCode::Char('y'), Modifiers::NONE | Modifiers::SHIFT) => ConfirmKey::Confirm,
+            (KeyCode::Esc, _) => ConfirmKey::Cancel,
+            (KeyCode::Char('n'), Modifiers::NONE | Modifiers::SHIFT) => ConfirmKey::Cancel,
+            _ => ConfirmKey::Stay,
+        }
+    }
+
+    /// What the compositor draws.
+    pub(super) fn view(&self) -> ModalView {
+        ModalView::Confirm { question: self.question.clone(), detail: self.detail.clone() }
+    }
+}
+
+fn panes(n: usize) -> String {
+    format!("{n} pane{}", if n == 1 { "" } else { "s" })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use herdr_protocol::ipc::IdentityReason;
+
+    use crate::session::Session;
+
+    /// Workspace "api" with tabs `main` (split in two, the focused pane named "editor") and
+    /// `logs`.
+    fn snapshot() -> SessionSnapshot {
+        let mut session = Session::new(120, 40);
+        for (method, params) in [
+            ("workspace.create", json!({ "focus": true, "label": "api" })),
+            ("tab.create", json!({ "focus": false, "label": "logs" })),
+            ("pane.split", json!({ "direction": "right", "focus": true })),
+        ] {
+            assert!(matches!(session.handle(method, params), Some(Ok(_))), "{method}");
+        }
+        let focused = session.snapshot().focused_pane_id.expect("a focused pane");
+        let named = session.handle("pane.rename", json!({ "pane_id": focused, "label": "editor" }));
+        assert!(matches!(named, Some(Ok(_))));
+        session.snapshot()
+    }
+
+    fn question(confirm: &CloseConfirm) -> (String, String) {
+        match confirm.view() {
+            ModalView::Confirm { question, detail } => (question, detail),
+            other => panic!("not a confirm view: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_question_names_its_target_by_label_or_id() {
+        let snapshot = snapshot();
+        let focused = snapshot.focused_pane_id.clone().expect("a focused pane");
+        let other =
+            snapshot.panes.iter().find(|p| p.pane_id != focused && p.tab_id == snapshot.panes[0].tab_id);
+        let other = other.expect("the unnamed pane").pane_id.clone();
+        let named = CloseConfirm::new(CloseTarget::Pane(focused.clone()), &snapshot);
+        assert_eq!(question(&named), ("close pane \"editor\"?".into(), focused.clone()));
+        let plain = CloseConfirm::new(CloseTarget::Pane(other.clone()), &snapshot);
+        assert_eq!(question(&plain), (format!("close pane {other}?"), String::new()));
+
+        let main = snapshot.focused_tab_id.clone().expect("a focused tab");
+        let tab = CloseConfirm::new(CloseTarget::Tab(main), &snapshot);
+        assert_eq!(question(&tab).1, "2 panes");
+        let workspace = snapshot.focused_workspace_id.clone().expect("a workspace");
+        let ws = CloseConfirm::new(CloseTarget::Workspace(workspace.clone()), &snapshot);
+        assert_eq!(question(&ws), ("close workspace \"api\"?".into(), "2 tabs, 3 panes".into()));
+        assert_eq!(ws.target().call(), ("workspace.close", json!({ "workspace_id": workspace })));
+    }
+
+    #[test]
+    fn a_pane_with_an_agent_says_so() {
+        let mut session = Session::new(120, 40);
+        session.handle("workspace.create", json!({ "focus": true })).expect("a method").expect("created");
+        let pane = session.snapshot().focused_pane_id.expect("a focused pane");
+        let key = session.resolve_pane(&pane).expect("the pane resolves");
+        session.agent_identity(key, Some("claude".into()), IdentityReason::Detected);
+        let confirm = CloseConfirm::new(CloseTarget::Pane(pane.clone()), &session.snapshot());
+        assert_eq!(question(&confirm), (format!("close pane {pane}?"), "claude runs here".into()));
+    }
+
+    #[test]
+    fn y_and_enter_confirm_n_and_esc_cancel_other_keys_stay() {
+        let confirm = CloseConfirm::new(CloseTarget::Tab("w1:t1".into()), &snapshot());
+        assert_eq!(confirm.key(KeyEvent::plain(KeyCode::Char('y'))), ConfirmKey::Confirm);
+        assert_eq!(confirm.key(KeyEvent::new(KeyCode::Char('Y'), Modifiers::NONE)), ConfirmKey::Confirm);
+        assert_eq!(confirm.key(KeyEvent::plain(KeyCode::Enter)), ConfirmKey::Confirm);
+        assert_eq!(confirm.key(KeyEvent::plain(KeyCode::Char('n'))), ConfirmKey::Cancel);
+        assert_eq!(confirm.key(KeyEvent::plain(KeyCode::Esc)), ConfirmKey::Cancel);
+        assert_eq!(confirm.key(KeyEvent::plain(KeyCode::Char('x'))), ConfirmKey::Stay);
+        assert_eq!(confirm.key(KeyEvent::ctrl('y')), ConfirmKey::Stay);
+        assert_eq!(confirm.target().call(), ("tab.close", json!({ "tab_id": "w1:t1" })));
+    }
+}
