@@ -190,10 +190,11 @@ struct SharedObserver(Weak<Shared>);
 impl PaneObserver for SharedObserver {
     fn worker_event(&self, key: PaneKey, event: WorkerEvent) {
         let Some(shared) = self.0.upgrade() else { return };
-        if let WorkerEvent::Damage(damage) = event {
-            // Screen contents never touch the session model.
-            shared.screens.apply_damage(key, damage);
-            return;
+        match event {
+            // Screen contents and bells never touch the session model.
+            WorkerEvent::Damage(damage) => return shared.screens.apply_damage(key, damage),
+            WorkerEvent::Bell => return crate::clients::notify::pane_bell(&shared, key),
+            _ => {}
         }
         let effects = {
             let mut session = shared.session();
@@ -204,9 +205,10 @@ impl PaneObserver for SharedObserver {
                     session.agent_identity(key, agent, reason)
                 }
                 WorkerEvent::ScreenState(verdict) => session.agent_screen(key, &verdict),
-                WorkerEvent::Exited { .. } | WorkerEvent::OutputMatched { .. } | WorkerEvent::Damage(_) => {
-                    Effects::default()
-                }
+                WorkerEvent::Exited { .. }
+                | WorkerEvent::OutputMatched { .. }
+                | WorkerEvent::Damage(_)
+                | WorkerEvent::Bell => Effects::default(),
             }
         };
         shared.apply(effects);

@@ -6,7 +6,8 @@
 //!   counts them ("3 agents need attention"), replacing the one on screen instead of flickering
 //!   through each;
 //! - OSC 9 / desktop notifications reach a pane at most once per [`NOTICE_INTERVAL`];
-//! - the bell rings at most once per [`BURST_WINDOW`].
+//! - the bell rings at most once per [`BURST_WINDOW`], whether an alert or a pane's program
+//!   ([`AlertGate::admit_bell`]) rang it.
 //!
 //! It also remembers which panes alerted most recently, for `prefix+o` (open the notification's
 //! target). Not here: deciding that a status change deserves an alert ([`super::notify::decide`]).
@@ -92,13 +93,19 @@ impl AlertGate {
             None => {}
         }
         if alert.sound {
-            if self.last_bell.is_some_and(|at| within(&at, BURST_WINDOW)) {
-                alert.sound = false;
-            } else {
-                self.last_bell = Some(now);
-            }
+            alert.sound = self.admit_bell(now);
         }
         (alert.delivery.is_some() || alert.sound).then_some(alert)
+    }
+
+    /// Whether a bell rung at `now` reaches the client: one per [`BURST_WINDOW`], shared by
+    /// alerts and pane bells so that a program ringing while an agent alert rings is one bell.
+    pub(crate) fn admit_bell(&mut self, now: Instant) -> bool {
+        if self.last_bell.is_some_and(|at| now.saturating_duration_since(at) < BURST_WINDOW) {
+            return false;
+        }
+        self.last_bell = Some(now);
+        true
     }
 
     /// Adds a toast to the burst under way, or starts one; the summary title when the burst
@@ -238,6 +245,25 @@ mod tests {
         assert_eq!(gate.admit(t0 + secs(0.5), "p2", AlertKind::Finished, alert("b", None)), None);
         let rings = gate.admit(t0 + secs(1.2), "p3", AlertKind::Finished, alert("c", None));
         assert!(rings.is_some_and(|a| a.sound));
+    }
+
+    #[test]
+    fn pane_bells_share_the_one_bell_per_second_with_alerts() {
+        let t0 = Instant::now();
+        let mut gate = AlertGate::new(LIFETIME);
+        assert!(gate.admit_bell(t0));
+        assert!(!gate.admit_bell(t0 + secs(0.2)));
+        assert!(!gate.admit_bell(t0 + secs(0.99)));
+        // An alert right after a pane bell keeps its toast but not its bell.
+        let herdr = Some(Delivery::Herdr);
+        let toast = gate.admit(t0 + secs(0.5), "p1", AlertKind::Finished, alert("a", herdr));
+        assert_eq!(toast.map(|a| (a.delivery, a.sound)), Some((herdr, false)));
+        assert!(gate.admit_bell(t0 + secs(1.0)), "the window counts from the bell that rang");
+        // And an alert's bell holds back a pane bell.
+        let rang = gate.admit(t0 + secs(2.5), "p2", AlertKind::Finished, alert("b", None));
+        assert!(rang.is_some_and(|a| a.sound));
+        assert!(!gate.admit_bell(t0 + secs(3.0)));
+        assert!(gate.admit_bell(t0 + secs(3.6)));
     }
 
     #[test]

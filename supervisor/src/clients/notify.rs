@@ -11,18 +11,25 @@
 //! Agent alerts pass the [`super::alert_gate`] rate limits on their way to the client, which
 //! also remembers the panes that alerted for `prefix+o` ([`Screens::open_alert_target`]).
 //!
+//! Pane bells ([`pane_bell`], internals §7.4 "pane BEL is forwarded"): a program's BEL (already
+//! limited to one per 100 ms by its worker) rings the foreground client's terminal as a bare
+//! sound alert, under the same one-bell-per-second limit as the agent alerts' bells and the same
+//! sound switches. A pane no client shows when it rings is remembered until one does, so its tab
+//! carries a bell marker ([`Screens::belled_panes`]).
+//!
 //! Not here: drawing the toast ([`crate::render::draw_toast`]), playing mp3 sounds (the client
 //! rings the terminal bell instead).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::config::Config;
+use crate::session::PaneKey;
 use crate::state::Shared;
 use herdr_protocol::api::{AgentStatus, Event, SessionSnapshot};
 
-use super::Screens;
+use super::{Screens, paint, visibility};
 
 /// What kind of agent change an alert announces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -67,6 +74,13 @@ pub(crate) struct Alert {
     pub position: String,
     /// Ring the bell with it.
     pub sound: bool,
+}
+
+impl Alert {
+    /// Nothing but a bell (a pane's program rang it).
+    fn bell() -> Alert {
+        Alert { title: String::new(), body: None, delivery: None, position: String::new(), sound: true }
+    }
 }
 
 /// Whether a pane whose status went from `previous` to `now` is announced. `shown`: the pane is
@@ -145,6 +159,51 @@ impl Screens {
     fn gate(&self) -> std::sync::MutexGuard<'_, super::alert_gate::AlertGate> {
         self.gate.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+
+    /// Rings the foreground client's bell at `now` unless one rang less than a second ago (or
+    /// `enabled` is false); true when a client was sent it.
+    fn ring_bell(&self, now: Instant, enabled: bool) -> bool {
+        enabled && self.gate().admit_bell(now) && self.alert(Alert::bell())
+    }
+
+    fn bells(&self) -> std::sync::MutexGuard<'_, HashSet<PaneKey>> {
+        self.bells.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Remembers that `key` rang unseen; a new mark repaints the clients (their tab bars).
+    fn mark_bell(&self, key: PaneKey) {
+        if self.bells().insert(key) {
+            self.mark_dirty();
+        }
+    }
+
+    /// Forgets the bells of the panes clients show now (`shown`) and of panes that no longer
+    /// exist (not in `live`).
+    pub(super) fn settle_bells(&self, shown: &HashSet<PaneKey>, live: &[(PaneKey, String)]) {
+        self.bells().retain(|key| !shown.contains(key) && live.iter().any(|(k, _)| k == key));
+    }
+
+    /// The panes that rang while no client showed them, since then.
+    pub(crate) fn belled_panes(&self) -> HashSet<PaneKey> {
+        self.bells().clone()
+    }
+}
+
+/// Whether a pane's bell is forwarded: `ui.sound.enabled` and no `HERDR_DISABLE_SOUND`.
+fn bell_enabled(config: &Config, disabled_by_env: bool) -> bool {
+    config.ui.sound.enabled && !disabled_by_env
+}
+
+/// `key`'s program rang the bell (its worker's `Bell`): ring the foreground client's terminal and
+/// mark the pane when no attached client shows it (every client shows the same panes).
+pub(crate) fn pane_bell(shared: &Shared, key: PaneKey) {
+    let screens = &shared.screens;
+    let (snapshot, panes) = paint::capture(shared);
+    if !visibility::wanted(&snapshot, &panes, screens.has_clients()).contains(&key) {
+        screens.mark_bell(key);
+    }
+    let enabled = bell_enabled(&screens.config(), sound_disabled_by_env());
+    screens.ring_bell(Instant::now(), enabled);
 }
 
 /// Turns agent status changes on the event hub into alerts for the foreground client until
@@ -187,7 +246,7 @@ pub(super) async fn watch_agents(shared: Arc<Shared>) {
     }
 }
 
-/// `HERDR_DISABLE_SOUND` (any value) silences herdr's own sounds; pane bells still ring.
+/// `HERDR_DISABLE_SOUND` (any value) silences herdr's own sounds and the bells panes ring.
 pub(crate) fn sound_disabled_by_env() -> bool {
     std::env::var_os("HERDR_DISABLE_SOUND").is_some()
 }
@@ -279,6 +338,84 @@ mod tests {
         assert_eq!(alert.position, "top-left");
         assert!(alert.sound);
         assert_eq!(Delivery::from_config(&Config::default()), None, "off by default");
+    }
+
+    #[test]
+    fn a_pane_bell_rings_the_client_once_per_second_while_sound_is_on() {
+        let screens = Screens::default();
+        let mut client = screens.subscribe_alerts();
+        let t0 = Instant::now();
+        assert!(screens.ring_bell(t0, true));
+        assert_eq!(client.try_recv().map(|a| (a.sound, a.delivery)), Ok((true, None)));
+        // A runaway program: its worker sends ten a second, the client hears one.
+        for tenth in 1..10 {
+            assert!(!screens.ring_bell(t0 + Duration::from_millis(tenth * 100), true));
+        }
+        assert!(client.try_recv().is_err(), "limited to one per second");
+        assert!(screens.ring_bell(t0 + Duration::from_secs(1), true));
+        assert!(client.try_recv().is_ok_and(|a| a.sound));
+        // Sound off: nothing, and the allowance is not used up.
+        assert!(!screens.ring_bell(t0 + Duration::from_secs(3), false));
+        assert!(client.try_recv().is_err());
+        assert!(screens.ring_bell(t0 + Duration::from_secs(3), true));
+    }
+
+    /// A supervisor state whose workspace has a focused tab and a background tab, one pane each
+    /// (workers never started): the keys of the focused tab's pane and the background one's.
+    fn shared_with_two_tabs() -> (Arc<Shared>, PaneKey, PaneKey) {
+        let path = std::path::PathBuf::from;
+        let shared = Shared::new(crate::ServerConfig {
+            api_socket: path("/nonexistent/herdr.sock"),
+            client_socket: path("/nonexistent/herdr-client.sock"),
+            session_name: None,
+            worker_exe: path("/nonexistent/herdr-pane-worker"),
+            bin_path: path("/nonexistent/herdr"),
+        });
+        let mut session = shared.session();
+        for (method, params) in [
+            ("workspace.create", serde_json::json!({"focus": true})),
+            ("tab.create", serde_json::json!({"focus": false})),
+        ] {
+            assert!(matches!(session.handle(method, params), Some(Ok(_))), "{method}");
+        }
+        let focused = session.focused_pane().expect("a focused pane");
+        let hidden = session.pane_keys().into_iter().find(|k| *k != focused).expect("the other tab's pane");
+        drop(session);
+        (shared, focused, hidden)
+    }
+
+    #[test]
+    fn a_pane_ringing_where_no_client_sees_it_is_marked_until_shown() {
+        let (shared, focused, hidden) = shared_with_two_tabs();
+        let screens = &shared.screens;
+        // No client attached: nobody sees any pane.
+        pane_bell(&shared, focused);
+        assert_eq!(screens.belled_panes(), HashSet::from([focused]));
+        // A client attaches and shows the focused tab: its pane's mark goes, a later bell there
+        // marks nothing, the background tab's pane is marked.
+        let _client = screens.subscribe_alerts();
+        let (snapshot, panes) = paint::capture(&shared);
+        let shown = visibility::wanted(&snapshot, &panes, true);
+        assert_eq!(shown, HashSet::from([focused]));
+        screens.settle_bells(&shown, &panes);
+        assert!(screens.belled_panes().is_empty());
+        pane_bell(&shared, focused);
+        pane_bell(&shared, hidden);
+        assert_eq!(screens.belled_panes(), HashSet::from([hidden]));
+        // The mark stays while the pane is hidden and goes with the pane.
+        screens.settle_bells(&shown, &panes);
+        assert_eq!(screens.belled_panes(), HashSet::from([hidden]));
+        screens.settle_bells(&shown, &panes[..0]);
+        assert!(screens.belled_panes().is_empty());
+    }
+
+    #[test]
+    fn sound_off_in_the_config_or_the_environment_silences_pane_bells() {
+        let (quiet, diagnostics) = crate::config::parse("[ui.sound]\nenabled = false\n", "config.toml");
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        assert!(bell_enabled(&Config::default(), false));
+        assert!(!bell_enabled(&quiet, false));
+        assert!(!bell_enabled(&Config::default(), true));
     }
 
     #[test]

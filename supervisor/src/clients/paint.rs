@@ -384,12 +384,16 @@ fn compose_view(
 ) -> Frame {
     let config = hub.config();
     let options = render_options(hub, &view);
+    let belled = hub.shared.screens.belled_panes();
     hub.shared.screens.with_grids(|grids| {
         let grid = |pane_id: &str| {
             let key = panes.iter().find(|(_, id)| id == pane_id).map(|(key, _)| key)?;
             grids.get(key)
         };
         let mut model = ViewModel::from_snapshot_with(snapshot, grid, view.mode);
+        if !belled.is_empty() {
+            model.mark_bells(snapshot, |id| panes.iter().any(|(key, p)| p == id && belled.contains(key)));
+        }
         if let Some(selected) = view.selected_workspace.and_then(|i| model.workspaces.get_mut(i)) {
             selected.selected = true;
         }

@@ -50,11 +50,12 @@ pub(super) fn wanted(
 
 /// Brings the workers' visibility in line with the session as it is now. A pane that stops being
 /// visible loses its mirrored grid (it would be stale when shown again; the worker sends a whole
-/// frame then).
+/// frame then); a pane shown now is no longer one that rang unseen.
 pub(super) fn sync(hub: &Hub, snapshot: &SessionSnapshot, panes: &[(PaneKey, String)]) {
     let attached = hub.registry().count() > 0;
     let wanted = wanted(snapshot, panes, attached);
     let shared = &hub.shared;
+    shared.screens.settle_bells(&wanted, panes);
     // The lock is held while notifying so two paint tasks cannot send changes out of order.
     let mut visible = hub.visible.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     for (key, now_visible) in visible.update(wanted) {

@@ -1,4 +1,5 @@
-//! The tab bar: the focused workspace's tabs, numbered, with zoom markers and agent status.
+//! The tab bar: the focused workspace's tabs, numbered, with bell and zoom markers and agent
+//! status.
 
 use herdr_protocol::api::AgentStatus;
 use ratatui_core::buffer::Buffer;
@@ -49,7 +50,8 @@ pub(crate) fn tab_at(
     None
 }
 
-/// ` 2 build Z ● `: number, label, zoom marker, status indicator when an agent is known.
+/// ` 2 build ! Z ● `: number, label, bell marker (tmux's `!` window flag: a pane rang unseen),
+/// zoom marker, status indicator when an agent is known.
 fn tab_line(number: usize, tab: &TabView, options: &RenderOptions, colors: &ThemeColors) -> Line<'static> {
     let base = if tab.focused {
         Style::new().bg(colors.surface0).fg(colors.accent).add_modifier(Modifier::BOLD)
@@ -57,6 +59,9 @@ fn tab_line(number: usize, tab: &TabView, options: &RenderOptions, colors: &Them
         Style::new().bg(colors.surface_dim).fg(colors.subtext0)
     };
     let mut spans = vec![Span::styled(format!(" {number} {}", tab.label), base)];
+    if tab.bell {
+        spans.push(Span::styled(" !", base.fg(colors.peach).add_modifier(Modifier::BOLD)));
+    }
     if tab.zoomed {
         spans.push(Span::styled(" Z", base.fg(colors.peach)));
     }

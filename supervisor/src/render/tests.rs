@@ -111,6 +111,7 @@ fn tabs(count: usize, zoomed: bool) -> Vec<TabView> {
             focused: i == 0,
             zoomed: zoomed && i == 0,
             status: if i == 1 { AgentStatus::Blocked } else { AgentStatus::Unknown },
+            bell: false,
         })
         .collect()
 }
@@ -328,4 +329,33 @@ fn view_model_from_a_session_snapshot() {
     assert_eq!(view.panes.len(), 2);
     let frame = compose(&view, &RenderOptions::default(), &Theme::default(), 80, 24);
     assert_eq!(frame.layout.pane_content_sizes(layout).len(), 2);
+}
+
+#[test]
+fn a_tab_whose_pane_rang_unseen_shows_a_bell_marker() {
+    use crate::session::Session;
+    let mut model = Session::new(54, 23);
+    for (method, params) in [
+        ("workspace.create", serde_json::json!({"label": "api", "focus": true})),
+        ("tab.create", serde_json::json!({"label": "build", "focus": false})),
+        ("tab.create", serde_json::json!({"label": "logs", "focus": false})),
+    ] {
+        assert!(matches!(model.handle(method, params), Some(Ok(_))), "{method}");
+    }
+    let session = model.snapshot();
+    let pane_of = |label: &str| {
+        let tab = session.tabs.iter().find(|t| t.label == label).expect("the tab");
+        session.panes.iter().find(|p| p.tab_id == tab.tab_id).expect("its pane").pane_id.clone()
+    };
+    // The focused tab's pane and the build tab's pane rang; only build is marked.
+    let belled = [pane_of("build"), pane_of(&session.tabs[0].label)];
+    let grids = HashMap::new();
+    let mut view = ViewModel::from_snapshot(&session, &grids, ModeBadge::Terminal);
+    view.mark_bells(&session, |id| belled.iter().any(|b| b == id));
+    assert_eq!(view.tabs.iter().map(|t| t.bell).collect::<Vec<_>>(), [false, true, false]);
+    let theme = Theme::default();
+    let frame = compose(&view, &RenderOptions::default(), &theme, 80, 24);
+    snapshot("tab_bell", &frame.buffer);
+    let bang = (0..80).find(|&x| frame.buffer[(x, 0)].symbol() == "!").expect("a bell marker");
+    assert_eq!(frame.buffer[(bang, 0)].fg, theme.colors.peach);
 }

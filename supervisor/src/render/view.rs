@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use herdr_protocol::api::{AgentStatus, PaneLayoutSnapshot, SessionSnapshot};
+use herdr_protocol::api::{AgentStatus, PaneLayoutSnapshot, SessionSnapshot, TabInfo};
 
 use super::chrome::SidebarMode;
 use super::status::StatusStyle;
@@ -44,6 +44,8 @@ pub struct TabView {
     pub focused: bool,
     pub zoomed: bool,
     pub status: AgentStatus,
+    /// A pane of this (unfocused) tab rang the bell while no client showed it.
+    pub bell: bool,
 }
 
 /// A pane of the active tab: its border label and, when mirrored, its grid.
@@ -180,15 +182,13 @@ impl<'a> ViewModel<'a> {
             })
             .collect();
         let zoomed = |tab_id: &str| snapshot.layouts.iter().any(|l| l.tab_id == tab_id && l.zoomed);
-        let tabs = snapshot
-            .tabs
-            .iter()
-            .filter(|t| Some(&t.workspace_id) == snapshot.focused_workspace_id.as_ref())
+        let tabs = workspace_tabs(snapshot)
             .map(|t| TabView {
                 label: t.label.clone(),
                 focused: t.focused,
                 zoomed: zoomed(&t.tab_id),
                 status: t.agent_status,
+                bell: false,
             })
             .collect();
         let layout = snapshot.layouts.iter().find(|l| Some(&l.tab_id) == snapshot.focused_tab_id.as_ref());
@@ -210,4 +210,18 @@ impl<'a> ViewModel<'a> {
             .collect();
         ViewModel { workspaces, agents, tabs, layout, panes, mode }
     }
+
+    /// Puts the bell marker on each unfocused tab of `snapshot` (the one this view was made
+    /// from) that holds a pane for which `belled` (given its public id) holds.
+    pub fn mark_bells(&mut self, snapshot: &SessionSnapshot, belled: impl Fn(&str) -> bool) {
+        for (view, tab) in self.tabs.iter_mut().zip(workspace_tabs(snapshot)) {
+            let rang = snapshot.panes.iter().any(|p| p.tab_id == tab.tab_id && belled(&p.pane_id));
+            view.bell = rang && !view.focused;
+        }
+    }
+}
+
+/// The focused workspace's tabs, in tab-bar order.
+fn workspace_tabs(snapshot: &SessionSnapshot) -> impl Iterator<Item = &TabInfo> {
+    snapshot.tabs.iter().filter(|t| Some(&t.workspace_id) == snapshot.focused_workspace_id.as_ref())
 }
