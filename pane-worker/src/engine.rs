@@ -1,7 +1,7 @@
 //! The pane's terminal: the only module that touches libghostty-vt. It consumes PTY output,
 //! collects what the terminal wants written back (DSR/DA replies), reports title and OSC 7 cwd
-//! changes, renders each read source as text, encodes keys for the program's keyboard mode, and
-//! reads changed screen rows back as wire cells for a visible pane (`damage`).
+//! changes and rung bells, renders each read source as text, encodes keys for the program's
+//! keyboard mode, and reads changed screen rows back as wire cells for a visible pane (`damage`).
 //!
 //! Not here: which rows a source covers and how `lines` cuts text (`reads`), the key grammar
 //! (`keys`), any I/O. All libghostty-vt handles are `!Send`; an `Engine` lives on one thread.
@@ -73,6 +73,8 @@ pub enum EngineEvent {
     Title(Option<String>),
     /// Working directory reported by OSC 7 (or OSC 9;9 / 1337), as a decoded local path.
     Cwd(String),
+    /// The program rang the bell at least once (BELs of one batch of output count once).
+    Bell,
 }
 
 /// State the terminal's callbacks write into during `vt_write`.
@@ -81,6 +83,7 @@ struct Effects {
     replies: RefCell<Vec<u8>>,
     title_changed: RefCell<bool>,
     pwd_changed: RefCell<bool>,
+    bell_rung: RefCell<bool>,
 }
 
 pub struct Engine {
@@ -122,9 +125,11 @@ impl Engine {
         let replies = Rc::clone(&effects);
         let titles = Rc::clone(&effects);
         let pwds = Rc::clone(&effects);
+        let bells = Rc::clone(&effects);
         term.on_pty_write(move |_, data| replies.replies.borrow_mut().extend_from_slice(data))?
             .on_title_changed(move |_| *titles.title_changed.borrow_mut() = true)?
             .on_pwd_changed(move |_| *pwds.pwd_changed.borrow_mut() = true)?
+            .on_bell(move |_| *bells.bell_rung.borrow_mut() = true)?
             .on_device_attributes(|_| Some(DEVICE_ATTRIBUTES))?
             .on_size(|term| {
                 Some(SizeReportSize {
@@ -174,7 +179,8 @@ impl Engine {
         std::mem::take(&mut *self.effects.replies.borrow_mut())
     }
 
-    /// Title and cwd changes since the last call; repeats of the same value are not reported.
+    /// Title and cwd changes and whether the bell rang since the last call; repeats of the same
+    /// title or cwd are not reported.
     pub fn take_events(&mut self) -> Vec<EngineEvent> {
         let mut events = Vec::new();
         if std::mem::take(&mut *self.effects.title_changed.borrow_mut()) {
@@ -192,6 +198,9 @@ impl Engine {
                 self.last_pwd = Some(pwd.clone());
                 events.push(EngineEvent::Cwd(pwd));
             }
+        }
+        if std::mem::take(&mut *self.effects.bell_rung.borrow_mut()) {
+            events.push(EngineEvent::Bell);
         }
         events
     }

@@ -100,6 +100,20 @@ fn replies_title_and_cwd() {
 }
 
 #[test]
+fn a_bel_rings_once_per_batch_and_a_string_terminator_does_not_ring() {
+    let mut e = engine(20, 5);
+    e.feed(b"done\x07");
+    assert_eq!(e.take_events(), vec![EngineEvent::Bell]);
+    assert_eq!(e.take_events(), vec![], "a bell is reported once");
+    e.feed(&[0x07; 50]);
+    e.feed(b"x\x07y");
+    assert_eq!(e.take_events(), vec![EngineEvent::Bell], "the bells of one batch count once");
+    // BEL ending an OSC is a terminator, not a bell.
+    e.feed(b"\x1b]0;t\x07\x1b]8;;http://x\x07link\x1b]8;;\x07");
+    assert_eq!(e.take_events(), vec![EngineEvent::Title(Some("t".into()))]);
+}
+
+#[test]
 fn grapheme_clustering_survives_ris_split_across_chunks() {
     let mut e = engine(20, 5);
     assert!(e.term.mode(GRAPHEME_CLUSTER).expect("mode"));

@@ -27,6 +27,7 @@ use crate::{
     waits::{LineMatcher, Matched, Waits, Watches},
 };
 
+mod bell;
 mod typing;
 
 /// How long a program gets to exit after SIGHUP before SIGKILL.
@@ -60,6 +61,7 @@ pub struct Pane {
     /// When the pending damage goes out; set only while some is pending.
     damage_at: Option<Instant>,
     last_damage: Option<Instant>,
+    bells: bell::BellLimit,
 }
 
 impl Pane {
@@ -78,6 +80,7 @@ impl Pane {
             full_pending: false,
             damage_at: None,
             last_damage: None,
+            bells: bell::BellLimit::default(),
         }
     }
 
@@ -145,7 +148,7 @@ impl Pane {
     }
 
     /// Consumes the chunk just read and whatever else is ready (up to a budget), then answers the
-    /// terminal's queries, reports title/cwd changes and re-checks waits — once per turn.
+    /// terminal's queries, reports title/cwd changes and bells and re-checks waits — once per turn.
     fn on_output(&mut self, first: ReadOutcome) -> Result<(), WorkerError> {
         let mut outcome = first;
         let mut consumed = 0;
@@ -243,6 +246,8 @@ impl Pane {
             let event = match event {
                 EngineEvent::Title(title) => WorkerEvent::Title(title),
                 EngineEvent::Cwd(cwd) => WorkerEvent::Cwd(cwd),
+                EngineEvent::Bell if self.bells.admit(std::time::Instant::now()) => WorkerEvent::Bell,
+                EngineEvent::Bell => continue,
             };
             self.out.send(&WorkerToSupervisor::Event(event), None)?;
         }
