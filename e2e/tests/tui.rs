@@ -5,80 +5,20 @@
 //! still running, attaching again shows the same panes, and closing the terminal ends only the
 //! client.
 
-use std::path::PathBuf;
-use std::process::Output;
+// Every suite compiles its own copy of the shared tmux harness and uses a subset of it.
+#[allow(dead_code)]
+mod support;
 
 use herdr_e2e::wire::LineStream;
 use herdr_e2e::{PATIENCE, TestServer, procs, wait_until};
 use serde_json::{Value, json};
-
-/// A private tmux server for one test, killed on drop.
-struct Tmux<'a> {
-    server: &'a TestServer,
-    socket: PathBuf,
-}
-
-impl<'a> Tmux<'a> {
-    /// Starts a 120×40 session running `sh` with the test's environment.
-    fn start(server: &'a TestServer) -> Tmux<'a> {
-        let tmux = Tmux { server, socket: server.root().join("tmux.sock") };
-        tmux.run(&["-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "sh"]);
-        tmux
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        let output = self
-            .server
-            .command("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("run tmux (is it installed?)");
-        assert!(output.status.success(), "tmux {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-        output
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "0"];
-        args.extend_from_slice(keys);
-        self.run(&args);
-    }
-
-    /// The screen as text (`escapes`: with SGR colour sequences).
-    fn screen(&self, escapes: bool) -> String {
-        let args: &[&str] = if escapes {
-            &["capture-pane", "-p", "-e", "-t", "0"]
-        } else {
-            &["capture-pane", "-p", "-t", "0"]
-        };
-        String::from_utf8_lossy(&self.run(args).stdout).into_owned()
-    }
-
-    fn wait_screen(&self, what: &str, check: impl Fn(&str) -> bool) -> String {
-        wait_until(what, PATIENCE, || {
-            let screen = self.screen(false);
-            if check(&screen) { Ok(screen) } else { Err(format!("screen:\n{screen}")) }
-        })
-    }
-}
-
-impl Drop for Tmux<'_> {
-    fn drop(&mut self) {
-        let _ = self.server.command("tmux").arg("-S").arg(&self.socket).arg("kill-server").output();
-    }
-}
+use support::{Tmux, boxes_on_top_row, sgr_mouse};
 
 fn pane_ids(server: &TestServer) -> Vec<String> {
     let answer = server.request("pane.list", json!({}));
     answer["result"]["panes"].as_array().map_or_else(Vec::new, |panes| {
         panes.iter().filter_map(|p| p["pane_id"].as_str().map(str::to_owned)).collect()
     })
-}
-
-/// Row 1 of the screen (the panes' top borders) has one corner per pane box.
-fn boxes_on_top_row(screen: &str) -> usize {
-    screen.lines().nth(1).map_or(0, |row| row.matches(['┐', '┓']).count())
 }
 
 #[test]
@@ -227,12 +167,6 @@ fn pane_contents_reach_the_terminal_in_colour_and_full_screen_programs_redraw_on
     tmux.keys(&["q"]);
     tmux.keys(&["echo back-$((2+3))", "Enter"]);
     tmux.wait_screen("the shell again after less", |s| s.contains("back-5") && !s.contains("line-40"));
-}
-
-/// An SGR mouse report as a terminal sends it, for a 0-based cell (`button` 0 left, 64 wheel
-/// up, 65 wheel down); `press` false is the release.
-fn sgr_mouse(button: u8, x: u16, y: u16, press: bool) -> String {
-    format!("\x1b[<{button};{};{}{}", x + 1, y + 1, if press { 'M' } else { 'm' })
 }
 
 /// Whether some pane row of `screen` shows exactly `text` (between box borders).
