@@ -43,3 +43,49 @@ pub fn draw_modal(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::render::tests::text_of;
+    use crate::render::{ModeBadge, RenderOptions, Theme, ViewModel, compose};
+    use crate::session::Session;
+
+    /// Compares `buf` with `tests/snapshots/<name>.txt` (written instead with UPDATE_SNAPSHOTS).
+    fn snapshot(name: &str, buf: &Buffer) {
+        let path = format!("{}/tests/snapshots/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+        let actual = text_of(buf);
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+            std::fs::write(&path, &actual).expect("write snapshot");
+        }
+        let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing snapshot {path}"));
+        assert_eq!(actual, expected, "snapshot {name} differs");
+    }
+
+    #[test]
+    fn a_confirm_question_over_a_composed_frame_hides_the_cursor() {
+        let mut session = Session::new(54, 22);
+        for (method, params) in [
+            ("workspace.create", json!({ "focus": true, "label": "api" })),
+            ("pane.split", json!({ "direction": "right", "focus": true })),
+        ] {
+            assert!(matches!(session.handle(method, params), Some(Ok(_))), "{method}");
+        }
+        let snapshot_of_session = session.snapshot();
+        let grids = HashMap::new();
+        let view = ViewModel::from_snapshot(&snapshot_of_session, &grids, ModeBadge::Terminal);
+        let theme = Theme::default();
+        let mut frame = compose(&view, &RenderOptions::default(), &theme, 80, 24);
+        let modal = ModalView::Confirm {
+            question: "close pane \"editor\"?".into(),
+            detail: "w1:p2 · claude runs here".into(),
+        };
+        let screen = frame.buffer.area;
+        assert_eq!(draw_modal(&mut frame.buffer, screen, &modal, &theme.colors), None, "no text cursor");
+        snapshot("confirm_close", &frame.buffer);
+    }
+}
