@@ -230,6 +230,12 @@ def run(args, root):
             for side, by_role in zip(sides, split)) + ".")
         rows.append(Row(f"CPU, server + client, one visible 60 Hz spinner, {window} s (% of one core)",
                         cpu[0], cpu[1], "%.2f", against("≤ tmux", cpu[0] <= cpu[1])))
+        # The same without herdr's pane workers: supervisor + client against tmux's server + client.
+        # The workers do what tmux's server does for the pane (read, parse), so the row above is the
+        # like-for-like one; this one isolates what the split design adds on top.
+        ui_only = split[0].get("supervisor", 0.0) + split[0].get("client", 0.0)
+        rows.append(Row(f"… herdr supervisor + client only (workers left out), {window} s (% of one core)",
+                        ui_only, cpu[1], "%.2f", against("≤ tmux", ui_only <= cpu[1])))
         rows.append(Row("… bytes/s to the terminal meanwhile", received[0] / window, received[1] / window,
                         "%.0f"))
         for side in sides:
