@@ -370,6 +370,10 @@ fn mouse_clicks_focus_tabs_and_workspaces_and_dragging_the_sidebar_edge_resizes_
         Some(tab) if tab != first_tab => Ok(()),
         other => Err(format!("focused tab {other:?}")),
     });
+    // A new tab asks for its name (ui.prompt_new_tab_name): keep the default.
+    tmux.wait_screen("the new tab's naming dialog", |s| s.contains("rename tab"));
+    tmux.keys(&["Escape"]);
+    tmux.wait_screen("the naming dialog gone", |s| !s.contains("rename tab"));
     let press = |x: u16, y: u16| {
         tmux.keys(&["-l", &sgr_mouse(0, x, y, true)]);
         tmux.keys(&["-l", &sgr_mouse(0, x, y, false)]);
