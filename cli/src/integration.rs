@@ -6,7 +6,7 @@
 
 use clap::Subcommand;
 use clap::builder::PossibleValuesParser;
-use herdr_integrations::{Env, IntegrationState, Target};
+use herdr_integrations::{Env, IMPLEMENTED, IntegrationDetails, IntegrationState, Target};
 
 use crate::output::{EXIT_ERROR, Rendered};
 
@@ -52,10 +52,10 @@ pub fn run(command: &IntegrationCommand, env: &Env) -> Rendered {
 }
 
 fn parse(name: &str) -> Result<Target, herdr_integrations::Error> {
-    name.parse()
+    herdr_integrations::parse_target(name)
 }
 
-fn details(outcome: Result<herdr_integrations::Details, herdr_integrations::Error>) -> Rendered {
+fn details(outcome: Result<IntegrationDetails, herdr_integrations::Error>) -> Rendered {
     match outcome {
         Ok(details) => {
             Rendered::stdout(details.messages.iter().map(|m| format!("{m}\n")).collect::<String>())
@@ -67,7 +67,7 @@ fn details(outcome: Result<herdr_integrations::Details, herdr_integrations::Erro
 fn status(target: Option<&str>, outdated_only: bool, env: &Env) -> Rendered {
     let targets = match target.map(parse).transpose() {
         Ok(Some(target)) => vec![target],
-        Ok(None) => Target::IMPLEMENTED.to_vec(),
+        Ok(None) => IMPLEMENTED.to_vec(),
         Err(err) => return failure(&err),
     };
     let mut out = String::new();

@@ -9,7 +9,7 @@ use std::io::ErrorKind;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use herdr_protocol::api::{IntegrationDetails, IntegrationState};
 use serde_json::Value;
 
 use crate::assets;
@@ -17,38 +17,14 @@ use crate::codex_features::{self, FeatureEditError};
 use crate::env::Env;
 use crate::error::Error;
 use crate::hook_config::{self, SCRIPT_NAME};
-use crate::target::{Implemented, Target};
+use crate::target::{Implemented, Installable, Target};
 
 /// The hook event Claude Code and Codex report their session identity from.
 const SESSION_EVENT: &str = "SessionStart";
 /// The action argument of that hook's command.
 const SESSION_ACTION: &str = "session";
 
-/// What an install or uninstall did, one line per file, for people (`details.messages`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Details {
-    pub messages: Vec<String>,
-}
-
-/// The API's `IntegrationState`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum IntegrationState {
-    NotInstalled,
-    Current,
-    Outdated,
-}
-
-impl IntegrationState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            IntegrationState::NotInstalled => "not_installed",
-            IntegrationState::Current => "current",
-            IntegrationState::Outdated => "outdated",
-        }
-    }
-}
-
+/// One implemented target's install state, and where its script or plugin is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {
     pub target: Target,
@@ -127,7 +103,7 @@ pub fn agent_dir(target: Target, env: &Env) -> Result<PathBuf, Error> {
 }
 
 /// Installs (or brings up to date) `target`'s integration.
-pub fn install(target: Target, env: &Env) -> Result<Details, Error> {
+pub fn install(target: Target, env: &Env) -> Result<IntegrationDetails, Error> {
     let layout = layout(target.implemented()?, env)?;
     if !layout.agent_dir.is_dir() {
         return Err(Error::AgentDirMissing { label: layout.target.label(), path: layout.agent_dir });
@@ -161,12 +137,12 @@ pub fn install(target: Target, env: &Env) -> Result<Details, Error> {
             None => format!("{} already enables hooks", path.display()),
         });
     }
-    Ok(Details { messages })
+    Ok(IntegrationDetails { messages })
 }
 
 /// Removes `target`'s integration: herdr's file and herdr's entries in the agent's config, nothing
 /// else. Not being installed is not an error.
-pub fn uninstall(target: Target, env: &Env) -> Result<Details, Error> {
+pub fn uninstall(target: Target, env: &Env) -> Result<IntegrationDetails, Error> {
     let layout = layout(target.implemented()?, env)?;
     let hook_edit = match &layout.hook_config {
         Some(path) => plan_hook_uninstall(path)?.map(|text| (path, text)),
@@ -188,7 +164,7 @@ pub fn uninstall(target: Target, env: &Env) -> Result<Details, Error> {
         // Other hooks may rely on the flag, and Codex enables hooks by default nowadays.
         messages.push(format!("left [features] hooks = true in {} as it was", path.display()));
     }
-    Ok(Details { messages })
+    Ok(IntegrationDetails { messages })
 }
 
 /// Whether `target` is installed, and whether it is what this build would install.

@@ -1,121 +1,51 @@
-//! The integration targets. Names are exactly the API's `IntegrationTarget` enum; this build
-//! implements four of them (`claude` and `codex` report their session identity for resume, `pi`
-//! and `opencode` report their full lifecycle state). The others parse, so the API can answer them
-//! with `not_implemented` instead of a request error.
-
-use std::fmt;
-use std::str::FromStr;
-
-use serde::{Deserialize, Serialize};
+//! The integration targets: the API's `IntegrationTarget` (from herdr-protocol, re-exported as
+//! [`Target`]), which of them this build implements, and their labels, commands and current asset
+//! versions. This build implements four (`claude` and `codex` report their session identity for
+//! resume, `pi` and `opencode` report their full lifecycle state); the others still parse, so the
+//! API can answer them with `not_implemented` instead of a request error.
 
 use crate::error::Error;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Target {
-    Pi,
-    Omp,
-    Claude,
-    Codex,
-    Copilot,
-    Devin,
-    Droid,
-    Kimi,
-    Opencode,
-    Kilo,
-    Hermes,
-    Qodercli,
-    Qwen,
-    Cursor,
-    Mastracode,
-    AntigravityCli,
-    Grok,
+pub use herdr_protocol::api::IntegrationTarget as Target;
+
+/// The targets this build can install, in the order `status` and `integration.list` show them.
+pub const IMPLEMENTED: [Target; 4] = [Target::Claude, Target::Codex, Target::Pi, Target::Opencode];
+
+/// A target by its wire name; `antigravity-cli` is accepted too, as the command line spells it.
+pub fn parse_target(name: &str) -> Result<Target, Error> {
+    let wanted = if name == "antigravity-cli" { "antigravity_cli" } else { name };
+    Target::ALL
+        .into_iter()
+        .find(|t| t.as_str() == wanted)
+        .ok_or_else(|| Error::UnknownTarget { name: name.to_owned(), expected: names(&Target::ALL) })
 }
 
-impl Target {
-    /// Every API target, in the schema's order.
-    pub const ALL: [Target; 17] = [
-        Target::Pi,
-        Target::Omp,
-        Target::Claude,
-        Target::Codex,
-        Target::Copilot,
-        Target::Devin,
-        Target::Droid,
-        Target::Kimi,
-        Target::Opencode,
-        Target::Kilo,
-        Target::Hermes,
-        Target::Qodercli,
-        Target::Qwen,
-        Target::Cursor,
-        Target::Mastracode,
-        Target::AntigravityCli,
-        Target::Grok,
-    ];
-
-    /// The targets this build can install, in the order `status` and `integration.list` show them.
-    pub const IMPLEMENTED: [Target; 4] = [Target::Claude, Target::Codex, Target::Pi, Target::Opencode];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Target::Pi => "pi",
-            Target::Omp => "omp",
-            Target::Claude => "claude",
-            Target::Codex => "codex",
-            Target::Copilot => "copilot",
-            Target::Devin => "devin",
-            Target::Droid => "droid",
-            Target::Kimi => "kimi",
-            Target::Opencode => "opencode",
-            Target::Kilo => "kilo",
-            Target::Hermes => "hermes",
-            Target::Qodercli => "qodercli",
-            Target::Qwen => "qwen",
-            Target::Cursor => "cursor",
-            Target::Mastracode => "mastracode",
-            Target::AntigravityCli => "antigravity_cli",
-            Target::Grok => "grok",
-        }
-    }
-
-    pub fn is_implemented(self) -> bool {
-        Target::IMPLEMENTED.contains(&self)
-    }
-
+/// What this build can do for a [`Target`]. A trait because the target type is herdr-protocol's.
+pub trait Installable {
     /// The implemented target, or `not_implemented`.
-    pub fn implemented(self) -> Result<Implemented, Error> {
+    fn implemented(self) -> Result<Implemented, Error>;
+
+    fn is_implemented(&self) -> bool;
+}
+
+impl Installable for Target {
+    fn implemented(self) -> Result<Implemented, Error> {
         match self {
             Target::Claude => Ok(Implemented::Claude),
             Target::Codex => Ok(Implemented::Codex),
             Target::Pi => Ok(Implemented::Pi),
             Target::Opencode => Ok(Implemented::Opencode),
-            other => Err(Error::NotImplemented { target: other, implemented: names(&Target::IMPLEMENTED) }),
+            other => Err(Error::NotImplemented { target: other, implemented: names(&IMPLEMENTED) }),
         }
+    }
+
+    fn is_implemented(&self) -> bool {
+        IMPLEMENTED.contains(self)
     }
 }
 
 fn names(targets: &[Target]) -> String {
     targets.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ")
-}
-
-impl fmt::Display for Target {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Target {
-    type Err = Error;
-
-    /// The wire names; `antigravity-cli` is accepted too, as the command line spells it.
-    fn from_str(name: &str) -> Result<Self, Error> {
-        let wanted = if name == "antigravity-cli" { "antigravity_cli" } else { name };
-        Target::ALL
-            .into_iter()
-            .find(|t| t.as_str() == wanted)
-            .ok_or_else(|| Error::UnknownTarget { name: name.to_owned(), expected: names(&Target::ALL) })
-    }
 }
 
 /// A target this build installs. Kept apart from [`Target`] so the per-agent code matches
@@ -164,5 +94,32 @@ impl Implemented {
             Implemented::Claude | Implemented::Codex | Implemented::Pi => 8,
             Implemented::Opencode => 10,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn implemented_agrees_with_the_list_and_round_trips() {
+        for target in Target::ALL {
+            assert_eq!(target.is_implemented(), target.implemented().is_ok(), "{target}");
+            if let Ok(implemented) = target.implemented() {
+                assert_eq!(implemented.target(), target);
+            }
+        }
+    }
+
+    #[test]
+    fn parse_errors_name_the_input_and_every_target() {
+        let err = parse_target("gemini").expect_err("unknown");
+        assert_eq!(err.code(), "invalid_request");
+        let text = err.to_string();
+        assert!(
+            text.starts_with("unknown integration target \"gemini\" (expected one of: pi, omp,"),
+            "{text}"
+        );
+        assert!(text.ends_with("antigravity_cli, grok)"), "{text}");
     }
 }

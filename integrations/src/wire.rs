@@ -1,15 +1,15 @@
-//! The `integration.*` API: params and results with the exact protocol-22 wire shapes
-//! (`integration_list`, `integration_install`, `integration_uninstall`), computed over an [`Env`].
-//!
-//! These types live here until the protocol crate's `ApiResult` grows the three variants; the
-//! supervisor's handler is then a thin mapping.
+//! The `integration.*` API over an [`Env`]: params, and the protocol's own results
+//! (`ApiResult::{IntegrationList, IntegrationInstall, IntegrationUninstall}`), so the supervisor
+//! only maps the error.
 
+use herdr_protocol::api::{ApiResult, IntegrationInfo};
 use serde::{Deserialize, Serialize};
 
 use crate::env::Env;
 use crate::error::Error;
-use crate::install::{self, Details, IntegrationState};
-use crate::target::Target;
+// `{self}`: the module only, not the crate root's re-exported `install` function of the same path.
+use crate::install::{self};
+use crate::target::{IMPLEMENTED, Installable, Target};
 
 /// `integration.install` / `integration.uninstall` params.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,33 +17,11 @@ pub struct TargetParams {
     pub target: Target,
 }
 
-/// One row of `integration.list`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct IntegrationInfo {
-    pub target: Target,
-    /// The agent's display name.
-    pub label: String,
-    /// The agent's executable.
-    pub command: String,
-    /// Whether installing would work here: the agent's config dir exists.
-    pub available: bool,
-    pub state: IntegrationState,
-}
-
-/// A success `result`, internally tagged on `type` like every API result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum IntegrationResult {
-    IntegrationList { integrations: Vec<IntegrationInfo> },
-    IntegrationInstall { target: Target, details: Details },
-    IntegrationUninstall { target: Target, details: Details },
-}
-
 /// `integration.list {}`: the targets this build implements (the others cannot be installed, so
 /// listing them would only invite a `not_implemented`).
-pub fn list(env: &Env) -> Result<IntegrationResult, Error> {
+pub fn list(env: &Env) -> Result<ApiResult, Error> {
     let mut integrations = Vec::new();
-    for target in Target::IMPLEMENTED {
+    for target in IMPLEMENTED {
         let implemented = target.implemented()?;
         let status = install::status(target, env)?;
         integrations.push(IntegrationInfo {
@@ -54,17 +32,17 @@ pub fn list(env: &Env) -> Result<IntegrationResult, Error> {
             state: status.state,
         });
     }
-    Ok(IntegrationResult::IntegrationList { integrations })
+    Ok(ApiResult::IntegrationList { integrations })
 }
 
 /// `integration.install {target}`.
-pub fn install(params: TargetParams, env: &Env) -> Result<IntegrationResult, Error> {
+pub fn install(params: TargetParams, env: &Env) -> Result<ApiResult, Error> {
     let details = install::install(params.target, env)?;
-    Ok(IntegrationResult::IntegrationInstall { target: params.target, details })
+    Ok(ApiResult::IntegrationInstall { target: params.target, details })
 }
 
 /// `integration.uninstall {target}`.
-pub fn uninstall(params: TargetParams, env: &Env) -> Result<IntegrationResult, Error> {
+pub fn uninstall(params: TargetParams, env: &Env) -> Result<ApiResult, Error> {
     let details = install::uninstall(params.target, env)?;
-    Ok(IntegrationResult::IntegrationUninstall { target: params.target, details })
+    Ok(ApiResult::IntegrationUninstall { target: params.target, details })
 }

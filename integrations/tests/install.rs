@@ -6,7 +6,7 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use herdr_integrations::{Env, Error, IntegrationState, Target, install, status, uninstall};
+use herdr_integrations::{Env, Error, Installable, IntegrationState, Target, install, status, uninstall};
 use serde_json::{Value, json};
 
 struct Home {
