@@ -1,6 +1,11 @@
 //! The supervisor link: frames (herdr-protocol's length-prefixed bincode) and file descriptors
 //! (SCM_RIGHTS) over the inherited Unix stream socket. Reading is cancel-safe so it can sit in a
 //! `select!`; writing is queued, so a slow supervisor never blocks the pane's output.
+//!
+//! The socket is registered for readability only. Registered for writability too (as a tokio
+//! `UnixStream` is), edge-triggered epoll would wake the worker every time the supervisor drained
+//! a damage frame — once per frame of a visible pane. A duplicate descriptor is registered for
+//! writability only while queued frames wait for room ([`LinkWriter::writable`]).
 
 use std::{
     collections::VecDeque,
@@ -11,7 +16,9 @@ use std::{
 
 use herdr_protocol::ipc::{FrameDecoder, FrameError, SupervisorToWorker, WorkerToSupervisor, encode_frame};
 use sendfd::{RecvWithFd, SendWithFd};
-use tokio::net::UnixStream;
+use std::io::Write;
+use std::os::unix::net::UnixStream;
+use tokio::io::{Interest, unix::AsyncFd};
 
 use crate::pty::set_fd_flags;
 
@@ -31,7 +38,9 @@ pub enum LinkError {
 /// Wraps the inherited socket fd (made close-on-exec so pane programs never inherit it).
 pub fn open(fd: OwnedFd) -> Result<(LinkReader, LinkWriter), LinkError> {
     set_fd_flags(fd.as_fd(), true)?;
-    let stream = Rc::new(UnixStream::from_std(std::os::unix::net::UnixStream::from(fd))?);
+    let socket = UnixStream::from(fd);
+    socket.set_nonblocking(true)?;
+    let stream = Rc::new(register(socket, Interest::READABLE)?);
     Ok((
         LinkReader {
             stream: Rc::clone(&stream),
@@ -47,7 +56,7 @@ pub fn open(fd: OwnedFd) -> Result<(LinkReader, LinkWriter), LinkError> {
 /// Incoming frames and the fds that travelled beside them.
 #[derive(Debug)]
 pub struct LinkReader {
-    stream: Rc<UnixStream>,
+    stream: Rc<AsyncFd<UnixStream>>,
     decoder: FrameDecoder,
     fds: VecDeque<OwnedFd>,
     eof: bool,
@@ -65,9 +74,13 @@ impl LinkReader {
             if self.eof {
                 return Ok(None);
             }
-            self.stream.readable().await?;
+            let mut ready = self.stream.readable().await?;
             let mut fds = [-1 as RawFd; MAX_FDS_PER_READ];
-            match self.stream.recv_with_fd(&mut self.buf, &mut fds) {
+            let received = match ready.try_io(|s| s.get_ref().recv_with_fd(&mut self.buf, &mut fds)) {
+                Ok(result) => result,
+                Err(_would_block) => continue,
+            };
+            match received {
                 Ok((0, 0)) => self.eof = true,
                 Ok((n, nfds)) => {
                     self.decoder.push(&self.buf[..n]);
@@ -101,7 +114,7 @@ struct Outgoing {
 /// Outgoing frames, written as the socket accepts them.
 #[derive(Debug)]
 pub struct LinkWriter {
-    stream: Rc<UnixStream>,
+    stream: Rc<AsyncFd<UnixStream>>,
     queue: VecDeque<Outgoing>,
 }
 
@@ -117,9 +130,12 @@ impl LinkWriter {
         !self.queue.is_empty()
     }
 
-    /// Waits until the socket can take more.
+    /// Waits until the socket can take more. A fresh edge-triggered registration reports the
+    /// current state at once, so room that appeared before it is not missed.
     pub async fn writable(&self) -> io::Result<()> {
-        self.stream.writable().await
+        let waiter = register(self.stream.get_ref().try_clone()?, Interest::WRITABLE)?;
+        let _ready = waiter.writable().await?;
+        Ok(())
     }
 
     /// Writes queued frames until the socket would block.
@@ -128,14 +144,14 @@ impl LinkWriter {
             let rest = &front.bytes[front.sent..];
             let result = match front.fd.take() {
                 Some(fd) => {
-                    let r = self.stream.send_with_fd(rest, &[fd.as_raw_fd()]);
+                    let r = self.stream.get_ref().send_with_fd(rest, &[fd.as_raw_fd()]);
                     if r.is_err() {
                         front.fd = Some(fd);
                     }
                     // On success the kernel holds its own reference; ours closes here.
                     r
                 }
-                None => self.stream.try_write(rest),
+                None => self.stream.get_ref().write(rest),
             };
             match result {
                 Ok(n) => {
@@ -160,4 +176,11 @@ impl LinkWriter {
         }
         Ok(())
     }
+}
+
+/// Registers `socket` with the runtime's reactor for `interest`.
+fn register(socket: UnixStream, interest: Interest) -> io::Result<AsyncFd<UnixStream>> {
+    // SAFETY: the stream owns its descriptor, which stays open and the same for as long as the
+    // AsyncFd (which owns the stream) lives.
+    unsafe { AsyncFd::register_with_interest(socket, interest) }.map_err(|e| e.into_parts().1)
 }

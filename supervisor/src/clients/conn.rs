@@ -9,9 +9,7 @@ use std::time::Duration;
 use herdr_protocol::client::{ClientToServer, ServerToClient, ShutdownReason, check_hello_version};
 use herdr_protocol::ipc::{FrameDecoder, WorkerRequest, encode_frame};
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixStream;
-use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
@@ -19,6 +17,7 @@ use super::actions::{self, Step};
 use super::paint::{self, View};
 use super::recent::RecentPanes;
 use super::registry::ClientId;
+use super::stream::{self, ClientReader, ClientWriter};
 use super::visibility;
 use super::{Hub, help, reload};
 use crate::keymap::{Action, InputDecoder, InputEvent, KeyInput, Keymap, Mode, Outcome, grammar_name};
@@ -44,7 +43,10 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
         log::warn!("refused a terminal client from another user");
         return;
     }
-    let (mut reader, mut writer) = stream.into_split();
+    let Ok((mut reader, mut writer)) = stream::split(stream) else {
+        log::warn!("could not set up a terminal client's socket");
+        return;
+    };
     let mut frames = FrameDecoder::new();
     let hello = tokio::time::timeout(HANDSHAKE_TIMEOUT, read_message(&mut reader, &mut frames)).await;
     let Ok(Some(ClientToServer::Hello { version, cols, rows, encoding })) = hello else {
@@ -190,7 +192,7 @@ struct Connection {
 impl Connection {
     async fn read_loop(
         &mut self,
-        mut reader: OwnedReadHalf,
+        mut reader: ClientReader,
         mut frames: FrameDecoder,
         paint: &mut JoinHandle<()>,
     ) -> ReadEnd {
@@ -378,7 +380,7 @@ impl Connection {
 }
 
 /// Reads until one whole message has arrived; `None` on EOF or garbage.
-async fn read_message(reader: &mut OwnedReadHalf, frames: &mut FrameDecoder) -> Option<ClientToServer> {
+async fn read_message(reader: &mut ClientReader, frames: &mut FrameDecoder) -> Option<ClientToServer> {
     let mut buf = [0u8; 4096];
     loop {
         if let Some(msg) = frames.next_frame::<ClientToServer>().ok()? {
@@ -393,7 +395,7 @@ async fn read_message(reader: &mut OwnedReadHalf, frames: &mut FrameDecoder) -> 
 }
 
 /// Writes one message, giving up on a client that does not read within [`WRITE_TIMEOUT`].
-pub(super) async fn write_message(writer: &mut OwnedWriteHalf, msg: &ServerToClient) -> std::io::Result<()> {
+pub(super) async fn write_message(writer: &mut ClientWriter, msg: &ServerToClient) -> std::io::Result<()> {
     let bytes = encode_frame(msg).map_err(std::io::Error::other)?;
     match tokio::time::timeout(WRITE_TIMEOUT, writer.write_all(&bytes)).await {
         Ok(result) => result,

@@ -51,6 +51,7 @@ mod repaint;
 mod rows;
 mod visibility;
 
+mod stream;
 #[cfg(test)]
 mod tests;
 

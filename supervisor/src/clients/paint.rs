@@ -19,12 +19,12 @@ use std::time::Duration;
 use herdr_protocol::api::SessionSnapshot;
 use herdr_protocol::client::{Encoding, NotifyVia, ServerToClient, ShutdownReason};
 use ratatui_core::buffer::Buffer;
-use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
 use super::Hub;
 use super::conn::write_message;
+use super::stream::ClientWriter;
 use super::help;
 use super::notify::{Alert, Delivery};
 use super::registry::ClientId;
@@ -116,7 +116,7 @@ pub(super) async fn run(
     id: ClientId,
     encoding: Encoding,
     channels: Channels,
-    mut writer: OwnedWriteHalf,
+    mut writer: ClientWriter,
 ) {
     let Channels { mut view, mut control, typed, mut modal } = channels;
     let shared = hub.shared.clone();
