@@ -2,7 +2,8 @@
 //! worked out from the session snapshot and the `[ui]` prompt settings ([`Prompts`]) (pure), or
 //! something the client connection handles itself (detach, the sidebar toggle, the help
 //! overlay, a config reload, and the [`UiStep`]s: rename and confirm-close dialogs, naming a new
-//! tab or workspace, navigate mode's workspace selection, the last pane, the last alert's pane).
+//! tab or workspace, navigate mode's workspace selection, the last pane, the last alert's pane,
+//! custom commands, the scrollback editor and the goto picker).
 //! Context menus build their items' steps here too, so a menu's Close asks as `prefix+x` does.
 
 use herdr_protocol::api::{PaneDirection, SessionSnapshot};
@@ -76,6 +77,12 @@ pub(super) enum UiStep {
     SwitchToSelection,
     /// `prefix+o`: focus the pane of the most recent alert whose pane is still open.
     OpenNotificationTarget,
+    /// Run `[[keys.command]]` entry n (config order).
+    Command(usize),
+    /// `prefix+e`: the focused pane's scrollback in an editor pane.
+    EditScrollback,
+    /// `prefix+g`: open the goto picker.
+    Goto,
 }
 
 /// [`step_for`] with every prompt off (closing at once, no naming), which is what the clients
@@ -161,6 +168,9 @@ fn plan_without_focus(action: &Action, snapshot: &SessionSnapshot, prompts: Prom
             }
         }
         Action::SwitchToSelectedWorkspace => Step::Ui(UiStep::SwitchToSelection),
+        Action::Command(index) => Step::Ui(UiStep::Command(*index)),
+        Action::EditScrollback => Step::Ui(UiStep::EditScrollback),
+        Action::Goto => Step::Ui(UiStep::Goto),
         _ => return None,
     })
 }

@@ -25,6 +25,7 @@ use crate::render::ModeBadge;
 use crate::socket::peer_is_same_user;
 
 mod copy;
+mod launch;
 mod modal;
 mod mouse;
 mod select;

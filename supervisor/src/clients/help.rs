@@ -1,12 +1,14 @@
 //! The keybinding help's contents (`prefix+?`): every binding in force, as the key a person
-//! types (`ctrl+b v`) and what it does, in a stable order (prefix bindings, then direct ones),
-//! then the keys of navigate, resize and copy mode, each section under a heading row (a row
-//! with an empty key). Pure: built from the [`Bindings`] the client's keymap uses, so `[keys]`
+//! types (`ctrl+b v`) and what it does (custom commands by their description), in a stable
+//! order (prefix bindings, then direct ones), then the keys of navigate, resize and copy mode,
+//! each section under a heading row (a row with an empty key). Pure: built from the [`Bindings`] the client's keymap uses, so `[keys]`
 //! changes show; the mode keys are the fixed ones [`crate::keymap`] accepts (tests hold each
 //! listed key to doing something there).
 
 use herdr_protocol::api::PaneDirection;
 
+use super::commands;
+use crate::config::CustomCommand;
 use crate::keymap::{Action, Bindings, InputEvent, KeyEvent, Mode, Target};
 
 /// A mode's fixed key: what the help shows, the key names it stands for (as `[keys]` spells
@@ -54,8 +56,9 @@ pub(super) fn closes(event: &InputEvent) -> bool {
     matches!(event, InputEvent::Key(_) | InputEvent::Paste(_) | InputEvent::Unknown(_))
 }
 
-/// `(keys, description)` rows for the help overlay.
-pub(super) fn entries(bindings: &Bindings) -> Vec<(String, String)> {
+/// `(keys, description)` rows for the help overlay; custom commands are described from
+/// `commands` (the `[[keys.command]]` entries the bindings' `Command` indexes point into).
+pub(super) fn entries(bindings: &Bindings, commands: &[CustomCommand]) -> Vec<(String, String)> {
     let mut prefixed: Vec<(String, String, u8)> = bindings
         .prefixed
         .iter()
@@ -65,10 +68,11 @@ pub(super) fn entries(bindings: &Bindings) -> Vec<(String, String)> {
                 Target::Action(Action::SwitchTab(_)) => "1-9".to_owned(),
                 _ => key.to_string(),
             };
-            (format!("{} {key}", bindings.prefix), describe(target), 0)
+            (format!("{} {key}", bindings.prefix), describe(target, commands), 0)
         })
         .collect();
-    prefixed.extend(bindings.direct.iter().map(|(key, target)| (key.to_string(), describe(target), 1)));
+    prefixed
+        .extend(bindings.direct.iter().map(|(key, target)| (key.to_string(), describe(target, commands), 1)));
     prefixed.sort_by(|a, b| (a.2, &a.1, &a.0).cmp(&(b.2, &b.1, &b.0)));
     let mut rows: Vec<(String, String)> =
         prefixed.into_iter().map(|(key, description, _)| (key, description)).collect();
@@ -99,7 +103,7 @@ fn direction(d: PaneDirection) -> &'static str {
 }
 
 /// What a binding does, in a few words.
-fn describe(target: &Target) -> String {
+fn describe(target: &Target, commands: &[CustomCommand]) -> String {
     let action = match target {
         Target::Mode(Mode::Navigate) => return "navigate workspaces".into(),
         Target::Mode(Mode::Resize) => return "resize mode".into(),
@@ -146,7 +150,7 @@ fn describe(target: &Target) -> String {
         Action::SelectWorkspace { .. } | Action::JumpWorkspace(_) | Action::SwitchToSelectedWorkspace => {
             "select workspace"
         }
-        Action::Command(n) => return format!("custom command {}", n + 1),
+        Action::Command(n) => return commands::describe(commands, *n),
         Action::ModeChanged(_) => "mode",
     };
     text.to_owned()
@@ -158,7 +162,7 @@ mod tests {
 
     #[test]
     fn the_default_bindings_are_listed_once_each() {
-        let rows = entries(&Bindings::default());
+        let rows = entries(&Bindings::default(), &[]);
         let has = |key: &str, what: &str| rows.iter().any(|(k, d)| k == key && d == what);
         assert!(has("ctrl+b v", "split side by side"), "{rows:?}");
         assert!(has("ctrl+b ?", "this help"), "{rows:?}");
@@ -210,7 +214,7 @@ mod tests {
 
     #[test]
     fn the_mode_sections_follow_the_bindings_under_headings() {
-        let rows = entries(&Bindings::default());
+        let rows = entries(&Bindings::default(), &[]);
         let heading = |name: &str| rows.iter().position(|(k, d)| k.is_empty() && d == name);
         let (navigate, resize, copy) =
             (heading("navigate mode"), heading("resize mode"), heading("copy mode"));
@@ -220,7 +224,7 @@ mod tests {
         assert_eq!(rows.last(), Some(&("ctrl+b".to_owned(), "leave".to_owned())));
         assert!(!rows[copy..].iter().any(|(_, d)| d == "page up"), "ctrl+b is the prefix here");
         let (custom, _) = Bindings::from_config(Some("ctrl+a"), &[], &[]);
-        let rows = entries(&custom);
+        let rows = entries(&custom, &[]);
         assert!(rows.iter().any(|(k, d)| k == "ctrl+b" && d == "page up"), "{rows:?}");
         assert_eq!(rows.last(), Some(&("ctrl+a".to_owned(), "leave".to_owned())));
     }
@@ -232,7 +236,7 @@ mod tests {
 
         let area = Rect::new(0, 0, 120, 40);
         let mut buf = Buffer::empty(area);
-        let rows = entries(&Bindings::default());
+        let rows = entries(&Bindings::default(), &[]);
         crate::render::draw_help(&mut buf, area, &rows, &crate::render::Theme::default().colors);
         let text: String =
             (0..40).map(|y| (0..120).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n").collect();
@@ -245,11 +249,25 @@ mod tests {
     }
 
     #[test]
+    fn custom_commands_show_with_their_description() {
+        let (config, problems) = crate::config::parse(
+            "[[keys.command]]\nkey = \"prefix+t\"\ntype = \"popup\"\ncommand = \"lazygit\"\n\
+             description = \"git ui\"\n[[keys.command]]\nkey = \"prefix+y\"\ntype = \"shell\"\n\
+             command = \"touch done\"\n",
+            "config.toml",
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+        let rows = entries(config.bindings(), &config.keys.commands);
+        assert!(rows.iter().any(|(k, d)| k == "ctrl+b t" && d == "git ui (popup: zoomed pane)"), "{rows:?}");
+        assert!(rows.iter().any(|(k, d)| k == "ctrl+b y" && d == "touch done"), "{rows:?}");
+    }
+
+    #[test]
     fn configured_keys_show_in_the_help() {
         let overrides = [("new_tab".to_owned(), vec!["prefix+t".to_owned()])];
         let (bindings, problems) = Bindings::from_config(Some("ctrl+a"), &overrides, &[]);
         assert!(problems.is_empty(), "{problems:?}");
-        let rows = entries(&bindings);
+        let rows = entries(&bindings, &[]);
         assert!(rows.iter().any(|(k, d)| k == "ctrl+a t" && d == "new tab"), "{rows:?}");
         assert!(!rows.iter().any(|(k, _)| k == "ctrl+a c"), "{rows:?}");
     }

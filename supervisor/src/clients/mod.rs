@@ -36,10 +36,12 @@
 
 mod actions;
 mod alert_gate;
+mod commands;
 mod confirm;
 mod conn;
 mod copy;
 mod dialog;
+mod goto;
 mod help;
 mod menu;
 pub(crate) mod notify;
@@ -49,9 +51,9 @@ mod registry;
 mod reload;
 mod repaint;
 mod rows;
+mod stream;
 mod visibility;
 
-mod stream;
 #[cfg(test)]
 mod tests;
 

@@ -307,7 +307,8 @@ fn paint_frame(
         frame.cursor = draw_modal(&mut frame.buffer, screen, modal, colors);
     }
     if view.help {
-        draw_help(&mut frame.buffer, screen, &help::entries(config.bindings()), colors);
+        let rows = help::entries(config.bindings(), &config.keys.commands);
+        draw_help(&mut frame.buffer, screen, &rows, colors);
         frame.cursor = None;
     }
     frame

@@ -1,5 +1,5 @@
-//! A client's modal overlay (one at a time): a context menu, a rename dialog or a confirm-close
-//! question, drawn over the composed frame and everything else on it except the keybinding help.
+//! A client's modal overlay (one at a time): a context menu, a rename dialog, a confirm-close
+//! question or the goto picker, drawn over the composed frame and everything else on it except the keybinding help.
 
 use herdr_protocol::grid::CursorPlacement;
 use ratatui_core::buffer::Buffer;
@@ -7,6 +7,7 @@ use ratatui_core::layout::Rect;
 
 use super::dialog::{DialogView, draw_confirm, draw_dialog};
 use super::menu::{MenuView, draw_menu};
+use super::picker::{PickerView, draw_picker};
 use super::theme::ThemeColors;
 
 /// What an open modal shows.
@@ -21,6 +22,8 @@ pub enum ModalView {
         question: String,
         detail: String,
     },
+    /// The goto picker (`prefix+g`).
+    Picker(PickerView),
 }
 
 /// Draws `modal` over `buf` (clipped to `screen`); the cursor the frame should show instead of
@@ -41,6 +44,7 @@ pub fn draw_modal(
             draw_confirm(buf, screen, question, detail, colors);
             None
         }
+        ModalView::Picker(picker) => draw_picker(buf, screen, picker, colors),
     }
 }
 

@@ -1,12 +1,12 @@
 //! A client's modals, navigate-mode selection and focus history on its connection. While a
-//! context menu, a rename dialog or a confirm-close question is open, keys, pastes and the mouse
+//! context menu, a rename dialog, a confirm-close question or the goto picker is open, keys, pastes and the mouse
 //! go to it instead of the keymap and panes (focus reports still count); its view is published
 //! to the paint task on a watch channel. A right-click on a workspace row, a tab or a pane opens
 //! that thing's menu; on a pane, holding `ui.right_click_passthrough_modifier` sends the click
 //! to the program instead. A click outside a dialog cancels it.
 //!
-//! Not here: the menu and dialog models (pure, [`crate::clients::menu`],
-//! [`crate::clients::dialog`], [`crate::clients::confirm`]), drawing them
+//! Not here: the menu, dialog and picker models (pure, [`crate::clients::menu`],
+//! [`crate::clients::dialog`], [`crate::clients::confirm`], [`crate::clients::goto`]), drawing them
 //! ([`crate::render::draw_modal`]).
 
 use herdr_protocol::api::SessionSnapshot;
@@ -19,6 +19,7 @@ use super::mouse::Target;
 use crate::clients::actions::{self, Prompts, Step, UiStep};
 use crate::clients::confirm::{CloseConfirm, ConfirmKey};
 use crate::clients::dialog::{DialogKey, RenameDialog, RenameTarget};
+use crate::clients::goto::{GotoInput, GotoPicker};
 use crate::clients::menu::{ContextMenu, MenuInput};
 use crate::keymap::{InputEvent, Mode, Modifiers, MouseButton, MouseEvent, MouseKind};
 use crate::render::{ModalView, dialog_rect};
@@ -29,6 +30,7 @@ enum Modal {
     Menu(ContextMenu),
     Rename(RenameDialog),
     Confirm(CloseConfirm),
+    Goto(GotoPicker),
 }
 
 impl Modal {
@@ -37,6 +39,7 @@ impl Modal {
             Modal::Menu(menu) => ModalView::Menu(menu.view()),
             Modal::Rename(dialog) => ModalView::Dialog(dialog.view()),
             Modal::Confirm(confirm) => confirm.view(),
+            Modal::Goto(picker) => ModalView::Picker(picker.view()),
         }
     }
 }
@@ -124,6 +127,25 @@ impl Connection {
                     self.call(method, params).await;
                 }
             },
+            (Modal::Goto(picker), InputEvent::Key(key)) => {
+                let input = picker.key(key.key);
+                self.goto_input(input).await;
+            }
+            (Modal::Goto(picker), InputEvent::Paste(bytes)) => {
+                picker.paste(&String::from_utf8_lossy(&bytes));
+                self.modals.publish();
+            }
+            (Modal::Goto(picker), InputEvent::Mouse(mouse)) => match mouse.kind {
+                MouseKind::Press(MouseButton::Left) => {
+                    let input = picker.click(screen, (mouse.x, mouse.y));
+                    self.goto_input(input).await;
+                }
+                // Another button closes the picker when pressed outside it.
+                MouseKind::Press(_) if picker.click(screen, (mouse.x, mouse.y)) == GotoInput::Close => {
+                    self.modals.set(None)
+                }
+                _ => {}
+            },
             (Modal::Rename(_) | Modal::Confirm(_), InputEvent::Mouse(mouse)) => {
                 let inside = dialog_rect(screen).contains((mouse.x, mouse.y).into());
                 if matches!(mouse.kind, MouseKind::Press(_)) && !inside {
@@ -141,6 +163,17 @@ impl Connection {
             MenuInput::Run(step) => {
                 self.modals.set(None);
                 // Menu items plan only session calls and dialogs, never a detach.
+                let _ = self.carry_out(step).await;
+            }
+        }
+    }
+
+    async fn goto_input(&mut self, input: GotoInput) {
+        match input {
+            GotoInput::Stay => self.modals.publish(),
+            GotoInput::Close => self.modals.set(None),
+            GotoInput::Go(step) => {
+                self.modals.set(None);
                 let _ = self.carry_out(step).await;
             }
         }
@@ -214,6 +247,9 @@ impl Connection {
                     self.call(method, params).await;
                 }
             }
+            UiStep::Command(index) => self.custom_command(index).await,
+            UiStep::EditScrollback => self.edit_scrollback().await,
+            UiStep::Goto => self.modals.set(Some(Modal::Goto(GotoPicker::new(&snapshot)))),
             UiStep::OpenNotificationTarget => {
                 let open = |pane: &str| snapshot.panes.iter().any(|p| p.pane_id == pane);
                 let target = self.hub.shared.screens.open_alert_target(open);

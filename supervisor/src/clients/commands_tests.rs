@@ -1,0 +1,150 @@
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::json;
+
+use super::*;
+use crate::session::Session;
+
+fn server() -> ServerConfig {
+    ServerConfig {
+        api_socket: PathBuf::from("/run/herdr-test/herdr.sock"),
+        client_socket: PathBuf::from("/run/herdr-test/herdr-client.sock"),
+        session_name: None,
+        worker_exe: PathBuf::from("/opt/herdr/herdr-pane-worker"),
+        bin_path: PathBuf::from("/opt/herdr/herdr"),
+    }
+}
+
+fn command(kind: &'static str, description: Option<&str>) -> CustomCommand {
+    CustomCommand {
+        key: "prefix+t".into(),
+        kind,
+        command: "lazygit --all".into(),
+        description: description.map(str::to_owned),
+        width: None,
+        height: None,
+    }
+}
+
+/// A session 120x40 with one workspace whose only pane is focused.
+fn session() -> Session {
+    let mut session = Session::new(120, 40);
+    assert!(matches!(session.handle("workspace.create", json!({ "focus": true })), Some(Ok(_))));
+    session
+}
+
+#[test]
+fn pane_and_popup_commands_split_the_focused_pane_running_sh_c() {
+    let snapshot = session().snapshot();
+    let pane = snapshot.focused_pane_id.clone().expect("a focused pane");
+    let argv: Vec<String> = ["sh", "-c", "lazygit --all"].map(str::to_owned).to_vec();
+    assert_eq!(
+        plan(&command("pane", None), &snapshot, &server()),
+        Some(CommandPlan::Pane { target: pane.clone(), direction: "right", argv: argv.clone(), zoom: false })
+    );
+    assert_eq!(
+        plan(&command("popup", None), &snapshot, &server()),
+        Some(CommandPlan::Pane { target: pane, direction: "right", argv, zoom: true })
+    );
+}
+
+#[test]
+fn a_narrow_pane_splits_stacked() {
+    let mut session = session();
+    for _ in 0..2 {
+        assert!(matches!(
+            session.handle("pane.split", json!({ "direction": "right", "focus": true })),
+            Some(Ok(_))
+        ));
+    }
+    let snapshot = session.snapshot();
+    let Some(CommandPlan::Pane { direction, .. }) = plan(&command("pane", None), &snapshot, &server()) else {
+        panic!("a pane plan");
+    };
+    assert_eq!(direction, "down", "{:?}", snapshot.layouts);
+}
+
+#[test]
+fn shell_commands_carry_the_focused_panes_herdr_env() {
+    let snapshot = session().snapshot();
+    let Some(CommandPlan::Shell { command, env, .. }) = plan(&command("shell", None), &snapshot, &server())
+    else {
+        panic!("a shell plan");
+    };
+    assert_eq!(command, "lazygit --all");
+    let get = |k: &str| env.iter().find(|(name, _)| name == k).map(|(_, v)| v.as_str());
+    assert_eq!(get("HERDR_ENV"), Some("1"));
+    assert_eq!(get("HERDR_SOCKET_PATH"), Some("/run/herdr-test/herdr.sock"));
+    assert_eq!(get("HERDR_BIN_PATH"), Some("/opt/herdr/herdr"));
+    assert_eq!(get("HERDR_PANE_ID"), snapshot.focused_pane_id.as_deref());
+    assert_eq!(get("HERDR_TAB_ID"), snapshot.focused_tab_id.as_deref());
+    assert_eq!(get("HERDR_WORKSPACE_ID"), snapshot.focused_workspace_id.as_deref());
+}
+
+#[test]
+fn plugin_actions_are_refused_and_nothing_runs_without_a_pane() {
+    let snapshot = session().snapshot();
+    assert!(matches!(
+        plan(&command("plugin_action", None), &snapshot, &server()),
+        Some(CommandPlan::Refused(_))
+    ));
+    let empty = Session::new(120, 40).snapshot();
+    assert_eq!(plan(&command("pane", None), &empty, &server()), None);
+    assert_eq!(edit_plan(&empty, Path::new("/tmp/x")), None);
+}
+
+#[test]
+fn the_help_names_commands_by_description_and_says_a_popup_is_a_zoomed_pane() {
+    let commands = [command("popup", Some("git ui")), command("shell", None)];
+    assert_eq!(describe(&commands, 0), "git ui (popup: zoomed pane)");
+    assert_eq!(describe(&commands, 1), "lazygit --all");
+    assert_eq!(describe(&commands, 7), "custom command 8");
+}
+
+#[test]
+fn scrollback_files_are_private_and_end_with_a_newline() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let inner = dir.path().join("scrollback");
+    let path = write_scrollback(&inner, "w1:p2", "one\ntwo").expect("written");
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), "one\ntwo\n");
+    let mode = |p: &Path| std::fs::metadata(p).expect("metadata").permissions().mode() & 0o777;
+    assert_eq!(mode(&path), 0o600);
+    assert_eq!(mode(&inner), 0o700);
+    assert!(path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("w1-p2-")));
+    assert_eq!(scrollback_dir(&server()), PathBuf::from("/run/herdr-test/scrollback"));
+}
+
+/// The editor script run for real: `$VISUAL` wins over `$EDITOR`, is word-split, sees the file,
+/// and the file is gone once it exits.
+#[test]
+fn the_editor_script_opens_the_file_and_deletes_it_after() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = write_scrollback(dir.path(), "w1:p1", "scrollback line\n").expect("written");
+    let Some(CommandPlan::Pane { argv, zoom: true, .. }) = edit_plan(&session().snapshot(), &path) else {
+        panic!("a zoomed pane plan");
+    };
+    let out = Command::new(&argv[0])
+        .args(&argv[1..])
+        .env("VISUAL", "grep -c scrollback")
+        .env("EDITOR", "false")
+        .output()
+        .expect("sh runs");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1");
+    assert!(!path.exists(), "the file is deleted after the editor");
+    let path = write_scrollback(dir.path(), "w1:p1", "x").expect("written");
+    let argv: Vec<String> = match edit_plan(&session().snapshot(), &path) {
+        Some(CommandPlan::Pane { argv, .. }) => argv,
+        other => panic!("{other:?}"),
+    };
+    let out = Command::new(&argv[0])
+        .args(&argv[1..])
+        .env_remove("VISUAL")
+        .env("EDITOR", "cat")
+        .output()
+        .expect("sh runs");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "x\n", "$EDITOR without $VISUAL");
+    assert!(!path.exists());
+}

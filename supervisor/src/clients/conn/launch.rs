@@ -1,0 +1,134 @@
+//! Carrying out custom commands (`[[keys.command]]`) and `edit_scrollback` for a connection:
+//! a detached `sh -c` for `shell`, a new pane running the program for `pane`, `popup` and the
+//! scrollback editor. A failure becomes a toast on this client's terminal.
+//!
+//! Not here: deciding what runs where (pure, [`crate::clients::commands`]).
+
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+
+use herdr_protocol::api::ApiResult;
+use herdr_protocol::ipc::{ReadFormat, ReadSource, ReadSpec, WorkerRequest, WorkerResponse};
+use serde_json::json;
+
+use super::Connection;
+use crate::clients::commands::{self, CommandPlan};
+use crate::clients::notify::{Alert, Delivery};
+use crate::state::Shared;
+
+/// The most scrollback lines a worker reads at once (its read limit).
+const SCROLLBACK_LINES: u32 = 1000;
+
+impl Connection {
+    /// `[[keys.command]]` entry `index` (config order).
+    pub(super) async fn custom_command(&mut self, index: usize) {
+        let config = self.hub.config();
+        let Some(command) = config.keys.commands.get(index) else { return };
+        let snapshot = self.hub.shared.session().snapshot();
+        let Some(plan) = commands::plan(command, &snapshot, &self.hub.shared.config) else { return };
+        if let Err(problem) = carry_out(&self.hub.shared, plan).await {
+            toast(&self.hub.shared, "command failed", format!("{}: {problem}", command.command));
+        }
+    }
+
+    /// `prefix+e`: the focused pane's scrollback in `$VISUAL`/`$EDITOR`/`vi`, in a new zoomed pane.
+    pub(super) async fn edit_scrollback(&mut self) {
+        if let Err(problem) = edit_scrollback(&self.hub.shared).await {
+            toast(&self.hub.shared, "cannot edit scrollback", problem);
+        }
+    }
+}
+
+async fn edit_scrollback(shared: &Shared) -> Result<(), String> {
+    let (key, snapshot) = {
+        let session = shared.session();
+        (session.focused_pane(), session.snapshot())
+    };
+    let (Some(key), Some(pane_id)) = (key, snapshot.focused_pane_id.clone()) else { return Ok(()) };
+    let handle = shared.pane_handle(key).ok_or("the pane is gone")?;
+    let spec = ReadSpec {
+        source: ReadSource::RecentUnwrapped,
+        lines: Some(SCROLLBACK_LINES),
+        format: ReadFormat::Text,
+    };
+    let text = match handle.request(shared.next_request_id(), WorkerRequest::Read(spec)).await {
+        Ok(WorkerResponse::Read(out)) => out.text,
+        Ok(other) => return Err(format!("unexpected answer from the pane: {other:?}")),
+        Err(e) => return Err(format!("the pane did not answer: {e:?}")),
+    };
+    let dir = commands::scrollback_dir(&shared.config);
+    let file = commands::write_scrollback(&dir, &pane_id, &text).map_err(|e| e.to_string())?;
+    let Some(plan) = commands::edit_plan(&snapshot, &file) else { return Ok(()) };
+    let result = carry_out(shared, plan).await;
+    if result.is_err() {
+        // The editor never started, so nothing else will delete the file.
+        let _ = std::fs::remove_file(&file);
+    }
+    result
+}
+
+async fn carry_out(shared: &Shared, plan: CommandPlan) -> Result<(), String> {
+    match plan {
+        CommandPlan::Shell { command, cwd, env } => {
+            let mut child = Command::new("sh");
+            child.arg("-c").arg(&command).envs(env).stdin(Stdio::null()).stdout(Stdio::null());
+            child.stderr(Stdio::null()).process_group(0);
+            if let Some(cwd) = cwd.filter(|c| std::path::Path::new(c).is_dir()) {
+                child.current_dir(cwd);
+            }
+            // Detached: the supervisor reaps every child (it is a subreaper), so dropping the
+            // handle leaves no zombie.
+            child.spawn().map(drop).map_err(|e| e.to_string())
+        }
+        CommandPlan::Pane { target, direction, argv, zoom } => {
+            open_pane(shared, &target, direction, argv, zoom).await
+        }
+        CommandPlan::Refused(reason) => Err(reason),
+    }
+}
+
+/// Splits `target` with a new focused pane running `argv` (instead of the user's shell), zoomed
+/// when `zoom`. The session's `pane.split` makes the pane; its spawn is given the program before
+/// the worker starts.
+async fn open_pane(
+    shared: &Shared,
+    target: &str,
+    direction: &str,
+    argv: Vec<String>,
+    zoom: bool,
+) -> Result<(), String> {
+    let params = json!({ "target_pane_id": target, "direction": direction, "focus": true });
+    let outcome = shared.session().handle("pane.split", params);
+    let (result, mut effects) = match outcome {
+        Some(Ok(done)) => done,
+        Some(Err(e)) => return Err(e.to_string()),
+        None => return Err("pane.split is not a session method".to_owned()),
+    };
+    for spawn in &mut effects.spawns {
+        spawn.argv = Some(argv.clone());
+    }
+    for (_, started) in shared.apply(effects) {
+        match started.await {
+            Ok(Ok(_pid)) => {}
+            Ok(Err(message)) => return Err(message),
+            Err(_) => return Err("the pane's worker stopped while starting".to_owned()),
+        }
+    }
+    if let (true, ApiResult::PaneInfo { pane }) = (zoom, result) {
+        let params = json!({ "pane_id": pane.pane_id, "mode": "on" });
+        if let Some(Err(e)) = shared.session_call("pane.zoom", params).await {
+            log::debug!("zooming a command's pane failed: {e:?}");
+        }
+    }
+    Ok(())
+}
+
+fn toast(shared: &Shared, title: &str, body: String) {
+    shared.screens.alert(Alert {
+        title: title.to_owned(),
+        body: Some(body),
+        delivery: Some(Delivery::Herdr),
+        position: shared.screens.config().ui.toast.herdr_position.to_owned(),
+        sound: false,
+    });
+}
