@@ -30,6 +30,15 @@ fn snapshot(server: &TestServer) -> Value {
     server.call("session.snapshot", json!({}))["snapshot"].clone()
 }
 
+/// Moves the focused pane's shell into `$HOME/work` (made for it) and returns that directory.
+fn cd_work(tmux: &Tmux<'_>, server: &TestServer) -> std::path::PathBuf {
+    let work = server.root().join("home").join("work");
+    std::fs::create_dir_all(&work).expect("create the work dir");
+    tmux.keys(&["cd \"$HOME/work\" && echo moved''-in", "Enter"]);
+    tmux.wait_screen("the shell moved", |s| s.contains("moved-in"));
+    work.canonicalize().expect("the work dir's real path")
+}
+
 /// Waits until `read()` returns `expected`.
 fn wait_for<T: PartialEq + std::fmt::Debug>(what: &str, expected: T, read: impl Fn() -> T) {
     wait_until(what, PATIENCE, || {
@@ -42,13 +51,13 @@ const COMMANDS: &str = r#"
 [[keys.command]]
 key = "prefix+t"
 type = "pane"
-command = "echo pane-command-ran; read answer"
+command = "echo pane-command-ran in $(basename \"$(pwd -P)\"); read answer"
 description = "a pane that waits"
 
 [[keys.command]]
 key = "prefix+y"
 type = "shell"
-command = "printf %s \"$HERDR_PANE_ID\" > \"$HOME/shell-made.tmp\" && mv \"$HOME/shell-made.tmp\" \"$HOME/shell-made\""
+command = "printf '%s %s' \"$HERDR_PANE_ID\" \"$(pwd -P)\" > \"$HOME/shell-made.tmp\" && mv \"$HOME/shell-made.tmp\" \"$HOME/shell-made\""
 description = "write a file"
 "#;
 
@@ -57,11 +66,12 @@ fn a_pane_command_opens_a_pane_running_it_that_closes_with_it() {
     let server = TestServer::prepare();
     let tmux = attached(&server, COMMANDS);
     let first = snapshot(&server)["focused_pane_id"].as_str().map(str::to_owned);
+    cd_work(&tmux, &server);
 
     tmux.keys(&["C-b", "t"]);
     wait_for("two panes", 2, || panes(&server).len());
-    tmux.wait_screen("the command's output in a second box", |s| {
-        s.contains("pane-command-ran") && boxes_on_top_row(s) == 2
+    tmux.wait_screen("the command's output in a second box, run where the pane's shell is", |s| {
+        s.contains("pane-command-ran in work") && boxes_on_top_row(s) == 2
     });
     let focused = snapshot(&server)["focused_pane_id"].as_str().map(str::to_owned);
     assert_ne!(focused, first, "the command's pane has the focus");
@@ -84,13 +94,18 @@ fn a_shell_command_runs_detached_with_the_focused_panes_environment() {
     let server = TestServer::prepare();
     let tmux = attached(&server, COMMANDS);
     let focused = snapshot(&server)["focused_pane_id"].as_str().map(str::to_owned).expect("a focused pane");
+    let work = cd_work(&tmux, &server);
 
     tmux.keys(&["C-b", "y"]);
     let made = server.root().join("home").join("shell-made");
     let content = wait_until("the shell command's file", PATIENCE, || {
         std::fs::read_to_string(&made).map_err(|e| e.to_string())
     });
-    assert_eq!(content, focused, "HERDR_PANE_ID is the focused pane's");
+    assert_eq!(
+        content,
+        format!("{focused} {}", work.display()),
+        "HERDR_PANE_ID is the focused pane's, and it runs where that pane's shell is"
+    );
     assert_eq!(panes(&server).len(), 1, "a shell command opens no pane");
 }
 

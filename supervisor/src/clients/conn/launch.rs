@@ -70,6 +70,10 @@ async fn edit_scrollback(shared: &Shared) -> Result<(), String> {
 async fn carry_out(shared: &Shared, plan: CommandPlan) -> Result<(), String> {
     match plan {
         CommandPlan::Shell { command, cwd, env } => {
+            let cwd = match cwd {
+                Some(cwd) => Some(cwd),
+                None => working_dir(shared, pane_of(&env)).await,
+            };
             let mut child = Command::new("sh");
             child.arg("-c").arg(&command).envs(env).stdin(Stdio::null()).stdout(Stdio::null());
             child.stderr(Stdio::null()).process_group(0);
@@ -97,7 +101,13 @@ async fn open_pane(
     argv: Vec<String>,
     zoom: bool,
 ) -> Result<(), String> {
-    let params = json!({ "target_pane_id": target, "direction": direction, "focus": true });
+    let mut params = json!({ "target_pane_id": target, "direction": direction, "focus": true });
+    // The session knows a pane's directory only when its shell reports it (OSC 7); otherwise
+    // the program starts where the focused pane's processes are.
+    let known = shared.session().snapshot().panes.iter().any(|p| p.pane_id == target && p.cwd.is_some());
+    if !known && let Some(cwd) = working_dir(shared, Some(target)).await {
+        params["cwd"] = json!(cwd);
+    }
     let outcome = shared.session().handle("pane.split", params);
     let (result, mut effects) = match outcome {
         Some(Ok(done)) => done,
@@ -121,6 +131,28 @@ async fn open_pane(
         }
     }
     Ok(())
+}
+
+/// The pane `HERDR_PANE_ID` in `env` names (a shell command's pane).
+fn pane_of(env: &[(String, String)]) -> Option<&str> {
+    env.iter().find(|(k, _)| k == "HERDR_PANE_ID").map(|(_, v)| v.as_str())
+}
+
+/// Where `pane_id`'s programs are: its foreground process's directory, else its shell's (read
+/// from `/proc`, as the worker reports their pids); `None` when the worker cannot say.
+async fn working_dir(shared: &Shared, pane_id: Option<&str>) -> Option<String> {
+    let key = shared.session().resolve_pane(pane_id?).ok()?;
+    let handle = shared.pane_handle(key)?;
+    let Ok(WorkerResponse::ProcessInfo(info)) =
+        handle.request(shared.next_request_id(), WorkerRequest::ProcessInfo).await
+    else {
+        return None;
+    };
+    let foreground = info.foreground_processes.iter().find_map(|p| p.cwd.clone());
+    foreground.or_else(|| {
+        let link = std::fs::read_link(format!("/proc/{}/cwd", info.shell_pid?)).ok()?;
+        Some(link.display().to_string())
+    })
 }
 
 fn toast(shared: &Shared, title: &str, body: String) {
