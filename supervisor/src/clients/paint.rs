@@ -24,11 +24,11 @@ use tokio::time::Instant;
 
 use super::Hub;
 use super::conn::write_message;
-use super::stream::ClientWriter;
 use super::help;
 use super::notify::{Alert, Delivery};
 use super::registry::ClientId;
 use super::repaint::{Before, Repaint};
+use super::stream::ClientWriter;
 use super::visibility;
 use crate::render::{
     Frame, FrameLayout, ModalView, ModeBadge, RenderOptions, ToastView, ViewModel, compose_reusing,
