@@ -85,3 +85,33 @@ fn custom_commands(r: &mut Reader<'_>, value: &Value) -> Vec<CustomCommand> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::parse;
+    use crate::keymap::{Action, Target, parse_key};
+
+    #[test]
+    fn an_unknown_command_type_is_a_diagnostic_and_the_command_stays_bound() {
+        let text = "[[keys.command]]\nkey = \"prefix+t\"\ntype = \"window\"\ncommand = \"htop\"\n\
+                    [[keys.command]]\nkey = \"prefix+y\"\ncommand = \"true\"\ntype = \"shell\"\n";
+        let (config, diagnostics) = parse(text, "config.toml");
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        assert_eq!(diagnostics[0].key, "keys.command[0].type");
+        assert!(diagnostics[0].problem.contains("\"window\""), "{diagnostics:?}");
+        let kinds: Vec<&str> = config.keys.commands.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, ["popup", "shell"], "an unknown type falls back to popup");
+        let bindings = config.bindings();
+        let bound = |key: &str| bindings.prefixed.get(&parse_key(key).expect("a key")).cloned();
+        assert_eq!(bound("t"), Some(Target::Action(Action::Command(0))));
+        assert_eq!(bound("y"), Some(Target::Action(Action::Command(1))));
+    }
+
+    #[test]
+    fn a_command_without_a_key_or_command_is_skipped_with_a_diagnostic() {
+        let (config, diagnostics) = parse("[[keys.command]]\nkey = \"prefix+t\"\n", "config.toml");
+        assert!(config.keys.commands.is_empty());
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        assert_eq!(diagnostics[0].key, "keys.command[0]");
+    }
+}
