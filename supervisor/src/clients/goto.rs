@@ -1,8 +1,8 @@
 //! The goto picker's model (`prefix+g`, pure): every workspace, its tabs and their panes as a
 //! list (labels, agent and state where known), a filter typed over it (case-insensitive
 //! substring of the entry's whole path, so `api` keeps the `api` workspace's tabs and panes),
-//! a highlighted entry moved with Up/Down/ctrl+n/ctrl+p, and the session call that focuses the
-//! chosen one (Enter or a click).
+//! a highlighted entry moved with Up/Down/ctrl+n/ctrl+p or the mouse, and the session call that
+//! focuses the chosen one (Enter or a click).
 //!
 //! Not here: drawing ([`crate::render::draw_picker`]) or the call itself.
 
@@ -131,6 +131,17 @@ impl GotoPicker {
                 GotoInput::Stay
             }
             None => GotoInput::Close,
+        }
+    }
+
+    /// The mouse moved to `at`: an entry under it is highlighted. True when that changed it.
+    pub(super) fn hover(&mut self, screen: Rect, at: (u16, u16)) -> bool {
+        match picker_entry_at(screen, &self.view(), at) {
+            Some(index) if index != self.selected => {
+                self.selected = index;
+                true
+            }
+            _ => false,
         }
     }
 

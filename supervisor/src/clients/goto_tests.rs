@@ -127,4 +127,10 @@ fn a_click_on_an_entry_chooses_it_and_one_outside_closes() {
     );
     assert_eq!(picker.click(screen, (rect.x + 4, rect.y + 2)), GotoInput::Stay, "the filter line");
     assert_eq!(picker.click(screen, (0, 0)), GotoInput::Close);
+    // Hovering highlights what a click would choose.
+    assert!(picker.hover(screen, (rect.x + 4, rect.y + 4)));
+    assert_eq!(picker.view().selected, Some(1));
+    assert!(!picker.hover(screen, (rect.x + 4, rect.y + 4)), "no change");
+    assert!(!picker.hover(screen, (0, 0)), "outside");
+    assert_eq!(picker.view().selected, Some(1));
 }

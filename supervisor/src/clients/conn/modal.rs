@@ -136,6 +136,9 @@ impl Connection {
                 self.modals.publish();
             }
             (Modal::Goto(picker), InputEvent::Mouse(mouse)) => match mouse.kind {
+                MouseKind::Move | MouseKind::Drag(_) if picker.hover(screen, (mouse.x, mouse.y)) => {
+                    self.modals.publish()
+                }
                 MouseKind::Press(MouseButton::Left) => {
                     let input = picker.click(screen, (mouse.x, mouse.y));
                     self.goto_input(input).await;
