@@ -207,3 +207,11 @@ fn the_help_lists_navigate_resize_and_copy_mode_keys() {
     tmux.keys(&["q"]);
     tmux.wait_screen("the help closed", |s| !s.contains("copy mode"));
 }
+
+#[test]
+fn a_binding_for_something_not_built_says_so_instead_of_doing_nothing() {
+    let server = TestServer::prepare();
+    let tmux = attached(&server, None);
+    tmux.keys(&["C-b", "s"]);
+    tmux.wait_screen("the not-available toast", |s| s.contains("not available") && s.contains("`settings`"));
+}

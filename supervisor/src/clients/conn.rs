@@ -330,7 +330,10 @@ impl Connection {
         let snapshot = self.hub.shared.session().snapshot();
         let step = actions::step_for(action, &snapshot, self.prompts());
         if step == Step::NotBuilt {
-            log::debug!("{action:?} is not built yet");
+            // Say so rather than do nothing: the binding is listed in the help like any other.
+            let what = action.config_name().unwrap_or("this binding");
+            let body = format!("`{what}` is not available in this herdr yet");
+            super::notify::toast(&self.hub.shared, "not available", Some(body));
         }
         self.carry_out(step).await
     }

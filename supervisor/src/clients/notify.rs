@@ -196,6 +196,18 @@ fn bell_enabled(config: &Config, disabled_by_env: bool) -> bool {
 
 /// `key`'s program rang the bell (its worker's `Bell`): ring the foreground client's terminal and
 /// mark the pane when no attached client shows it (every client shows the same panes).
+/// A herdr toast (no sound) at the configured toast position: what herdr itself has to say
+/// (a config reload, a command that failed, something not available).
+pub(crate) fn toast(shared: &Shared, title: &str, body: Option<String>) {
+    shared.screens.alert(Alert {
+        title: title.to_owned(),
+        body,
+        delivery: Some(Delivery::Herdr),
+        position: shared.screens.config().ui.toast.herdr_position.to_owned(),
+        sound: false,
+    });
+}
+
 pub(crate) fn pane_bell(shared: &Shared, key: PaneKey) {
     let screens = &shared.screens;
     let (snapshot, panes) = paint::capture(shared);

@@ -6,7 +6,6 @@
 use herdr_protocol::api::ConfigReloadStatus;
 
 use super::load_config;
-use super::notify::{Alert, Delivery};
 use crate::config::Diagnostic;
 use crate::state::Shared;
 
@@ -37,13 +36,7 @@ pub(crate) fn announce(shared: &Shared, outcome: &ReloadOutcome) {
         ConfigReloadStatus::Partial => "config reloaded with problems",
         ConfigReloadStatus::Failed => "config not reloaded",
     };
-    shared.screens.alert(Alert {
-        title: title.to_owned(),
-        body: outcome.diagnostics.first().cloned(),
-        delivery: Some(Delivery::Herdr),
-        position: shared.screens.config().ui.toast.herdr_position.to_owned(),
-        sound: false,
-    });
+    super::notify::toast(shared, title, outcome.diagnostics.first().cloned());
 }
 
 /// The status of a reload that found `diagnostics`, and whether the new config is applied. A

@@ -62,6 +62,13 @@ pub enum Action {
     ModeChanged(super::Mode),
 }
 
+impl Action {
+    /// The action's name under `[keys]` (`settings`, `new_worktree`, ...), if it is bindable.
+    pub fn config_name(&self) -> Option<&'static str> {
+        BINDABLE.iter().find(|(_, action, _)| action == self).map(|(name, _, _)| *name)
+    }
+}
+
 /// Configurable bindings: `(config name under [keys], action, default bindings)`. `switch_tab`
 /// (`prefix+1..9`) and the navigate/resize mode keys are fixed.
 pub(crate) const BINDABLE: &[(&str, Action, &[&str])] = &[

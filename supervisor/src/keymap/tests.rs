@@ -222,3 +222,10 @@ fn defaults_have_no_problems() {
     let (_, problems) = Bindings::from_config(None, &[], &[]);
     assert!(problems.is_empty(), "{problems:?}");
 }
+
+#[test]
+fn bindable_actions_know_their_config_names() {
+    assert_eq!(Action::Settings.config_name(), Some("settings"));
+    assert_eq!(Action::FocusPane(PaneDirection::Left).config_name(), Some("focus_pane_left"));
+    assert_eq!(Action::SwitchTab(3).config_name(), None, "prefix+1..9 is fixed, not a [keys] name");
+}

@@ -13,7 +13,7 @@ use serde_json::json;
 
 use super::Connection;
 use crate::clients::commands::{self, CommandPlan};
-use crate::clients::notify::{Alert, Delivery};
+use crate::clients::notify::toast;
 use crate::state::Shared;
 
 /// The most scrollback lines a worker reads at once (its read limit).
@@ -27,14 +27,14 @@ impl Connection {
         let snapshot = self.hub.shared.session().snapshot();
         let Some(plan) = commands::plan(command, &snapshot, &self.hub.shared.config) else { return };
         if let Err(problem) = carry_out(&self.hub.shared, plan).await {
-            toast(&self.hub.shared, "command failed", format!("{}: {problem}", command.command));
+            toast(&self.hub.shared, "command failed", Some(format!("{}: {problem}", command.command)));
         }
     }
 
     /// `prefix+e`: the focused pane's scrollback in `$VISUAL`/`$EDITOR`/`vi`, in a new zoomed pane.
     pub(super) async fn edit_scrollback(&mut self) {
         if let Err(problem) = edit_scrollback(&self.hub.shared).await {
-            toast(&self.hub.shared, "cannot edit scrollback", problem);
+            toast(&self.hub.shared, "cannot edit scrollback", Some(problem));
         }
     }
 }
@@ -155,12 +155,3 @@ async fn working_dir(shared: &Shared, pane_id: Option<&str>) -> Option<String> {
     })
 }
 
-fn toast(shared: &Shared, title: &str, body: String) {
-    shared.screens.alert(Alert {
-        title: title.to_owned(),
-        body: Some(body),
-        delivery: Some(Delivery::Herdr),
-        position: shared.screens.config().ui.toast.herdr_position.to_owned(),
-        sound: false,
-    });
-}
