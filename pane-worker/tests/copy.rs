@@ -112,7 +112,10 @@ fn copy_mode_round_trip_on_a_visible_pane() {
     // A mouse drag over two rows of the live screen.
     let at = rows.iter().position(|r| r == "row-298").expect("row-298 shown") as u16;
     assert_eq!(copy(&mut w, CopyRequest::SelectStart { col: 4, row: at }), WorkerResponse::Ok);
-    assert_eq!(copy(&mut w, CopyRequest::SelectExtend { col: 2, row: i32::from(at) + 1 }), WorkerResponse::Ok);
+    assert_eq!(
+        copy(&mut w, CopyRequest::SelectExtend { col: 2, row: i32::from(at) + 1 }),
+        WorkerResponse::Ok
+    );
     assert_eq!(copy(&mut w, CopyRequest::SelectFinish), WorkerResponse::Copied("298\nrow".into()));
     let shown = damage(&mut w, &mut rows, "the mouse selection", |d| {
         d.copy.as_ref().is_some_and(|c| c.selection == Some(((4, at), (2, at + 1))))

@@ -154,4 +154,3 @@ async fn working_dir(shared: &Shared, pane_id: Option<&str>) -> Option<String> {
         Some(link.display().to_string())
     })
 }
-
