@@ -37,3 +37,22 @@ pub struct ServerConfig {
     /// Injected into panes as `HERDR_BIN_PATH`: the `herdr` executable.
     pub bin_path: PathBuf,
 }
+
+impl ServerConfig {
+    /// The `HERDR_*` variables a pane's programs get (and commands started on a pane's behalf):
+    /// how to reach this server and which pane they belong to.
+    pub fn pane_env(&self, workspace: &str, tab: &str, pane: &str) -> Vec<(String, String)> {
+        let socket = std::path::absolute(&self.api_socket).unwrap_or_else(|_| self.api_socket.clone());
+        [
+            ("HERDR_ENV", "1".to_owned()),
+            ("HERDR_SOCKET_PATH", socket.display().to_string()),
+            ("HERDR_BIN_PATH", self.bin_path.display().to_string()),
+            ("HERDR_WORKSPACE_ID", workspace.to_owned()),
+            ("HERDR_TAB_ID", tab.to_owned()),
+            ("HERDR_PANE_ID", pane.to_owned()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect()
+    }
+}

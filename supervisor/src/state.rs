@@ -139,16 +139,7 @@ impl Shared {
 
     fn launch_spec(&self, spawn: SpawnRequest) -> Launch {
         let mut env = spawn.env;
-        let api_socket =
-            std::path::absolute(&self.config.api_socket).unwrap_or(self.config.api_socket.clone());
-        env.extend([
-            ("HERDR_ENV".to_owned(), "1".to_owned()),
-            ("HERDR_SOCKET_PATH".to_owned(), api_socket.display().to_string()),
-            ("HERDR_BIN_PATH".to_owned(), self.config.bin_path.display().to_string()),
-            ("HERDR_WORKSPACE_ID".to_owned(), spawn.workspace_id),
-            ("HERDR_TAB_ID".to_owned(), spawn.tab_id),
-            ("HERDR_PANE_ID".to_owned(), spawn.pane_id),
-        ]);
+        env.extend(self.config.pane_env(&spawn.workspace_id, &spawn.tab_id, &spawn.pane_id));
         Launch {
             key: spawn.pane,
             worker_exe: self.config.worker_exe.clone(),

@@ -40,7 +40,7 @@ pub(super) fn plan(
         "shell" => CommandPlan::Shell {
             command: command.command.clone(),
             cwd: snapshot.panes.iter().find(|p| p.pane_id == pane).and_then(|p| p.cwd.clone()),
-            env: herdr_env(server, workspace, tab, pane),
+            env: server.pane_env(workspace, tab, pane),
         },
         "pane" => CommandPlan::Pane {
             target: pane.to_owned(),
@@ -77,26 +77,6 @@ fn direction(snapshot: &SessionSnapshot, pane: &str) -> &'static str {
     }
 }
 
-/// The `HERDR_*` variables a pane's programs see, for a command run on its behalf.
-pub(super) fn herdr_env(
-    server: &ServerConfig,
-    workspace: &str,
-    tab: &str,
-    pane: &str,
-) -> Vec<(String, String)> {
-    let socket = std::path::absolute(&server.api_socket).unwrap_or_else(|_| server.api_socket.clone());
-    [
-        ("HERDR_ENV", "1".to_owned()),
-        ("HERDR_SOCKET_PATH", socket.display().to_string()),
-        ("HERDR_BIN_PATH", server.bin_path.display().to_string()),
-        ("HERDR_WORKSPACE_ID", workspace.to_owned()),
-        ("HERDR_TAB_ID", tab.to_owned()),
-        ("HERDR_PANE_ID", pane.to_owned()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v))
-    .collect()
-}
 
 /// The scrollback editor's pane: `$VISUAL`, else `$EDITOR`, else `vi` (word-split, so
 /// `code -w` works) on `file`, which is deleted when the editor exits or the pane is closed.
