@@ -77,7 +77,6 @@ fn direction(snapshot: &SessionSnapshot, pane: &str) -> &'static str {
     }
 }
 
-
 /// The scrollback editor's pane: `$VISUAL`, else `$EDITOR`, else `vi` (word-split, so
 /// `code -w` works) on `file`, which is deleted when the editor exits or the pane is closed.
 pub(super) fn edit_plan(snapshot: &SessionSnapshot, file: &Path) -> Option<CommandPlan> {
