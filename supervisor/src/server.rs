@@ -28,6 +28,7 @@ async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     let client_listener = socket::bind(&config.client_socket)?;
     let client_identity = SocketIdentity::of(&config.client_socket);
     log::info!("herdr supervisor listening on {}", config.api_socket.display());
+    clients::clear_stale_scrollback(&config);
     let shared = Shared::new(config);
     tokio::spawn(reaper::reap_forever());
     spawn_signal_watch(&shared)?;

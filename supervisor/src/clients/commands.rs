@@ -99,6 +99,18 @@ pub(super) fn scrollback_dir(server: &ServerConfig) -> PathBuf {
     socket.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf).join("scrollback")
 }
 
+/// Removes scrollback files a previous server of this session left behind (it was killed while
+/// an editor had one open; a normal exit deletes each file with its editor). Called once this
+/// server owns the session's sockets, so no live editor of another server can be using them.
+pub(crate) fn clear_stale_scrollback(server: &ServerConfig) {
+    let Ok(entries) = std::fs::read_dir(scrollback_dir(server)) else { return };
+    for entry in entries.flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// Writes `text` to a new file only this user can read (0600) in `dir` (made 0700 if missing),
 /// named after the pane and the time so edits of the same pane never collide.
 pub(super) fn write_scrollback(dir: &Path, pane_id: &str, text: &str) -> std::io::Result<PathBuf> {

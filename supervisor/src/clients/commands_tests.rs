@@ -148,3 +148,15 @@ fn the_editor_script_opens_the_file_and_deletes_it_after() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "x\n", "$EDITOR without $VISUAL");
     assert!(!path.exists());
 }
+
+#[test]
+fn a_new_server_clears_scrollback_files_a_killed_one_left() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let server = ServerConfig { api_socket: dir.path().join("herdr.sock"), ..server() };
+    let left = write_scrollback(&scrollback_dir(&server), "w1:p1", "old").expect("written");
+    clear_stale_scrollback(&server);
+    assert!(!left.exists(), "the stale file is gone");
+    assert!(scrollback_dir(&server).is_dir(), "the private directory itself stays");
+    // Nothing to clear is fine too.
+    clear_stale_scrollback(&ServerConfig { api_socket: dir.path().join("none").join("x.sock"), ..server });
+}

@@ -75,6 +75,7 @@ use crate::state::Shared;
 use notify::Alert;
 use registry::{ClientId, Registry};
 
+pub(crate) use commands::clear_stale_scrollback;
 pub(crate) use reload::reload_config;
 
 /// Mirrored pane grids and the "something on screen changed" signal, plus what every client
