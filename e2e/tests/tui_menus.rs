@@ -219,15 +219,14 @@ fn a_right_click_with_the_passthrough_modifier_reaches_a_mouse_reporting_program
     let server = TestServer::prepare();
     let tmux = attached(&server, Some("[ui]\nright_click_passthrough_modifier = \"shift\"\n"));
     // The pane's program asks for SGR mouse reports and prints what it reads.
-    tmux.keys(&[r"clear; printf '\033[?1000h\033[?1006h'; stty -icanon -echo; cat -v", "Enter"]);
-    tmux.wait_screen("the cleared pane", |s| !s.contains("e2e$"));
+    // READY is printed after the mode change, so once it shows, the mode is in force.
+    let program = r"clear; printf '\033[?1000h\033[?1006h'; stty -icanon -echo; echo MOUSE-READY; cat -v";
+    tmux.keys(&[program, "Enter"]);
+    tmux.wait_screen("the program reading the mouse", |s| s.contains("MOUSE-READY") && !s.contains("e2e$"));
     // Shift+right (button 2 + shift 4) at (35, 10): the content starts at (27, 2), so the
-    // program's cell is (9, 9), 1-based.
-    wait_until("the program to get the shifted right-click", PATIENCE, || {
-        click(&tmux, RIGHT + 4, (35, 10));
-        let screen = tmux.screen(false);
-        if screen.contains(";9;9M") { Ok(()) } else { Err(format!("screen:\n{screen}")) }
-    });
+    // program's cell is (9, 9), 1-based. One click, so the count below is exact.
+    click(&tmux, RIGHT + 4, (35, 10));
+    tmux.wait_screen("the program to get the shifted right-click", |s| s.contains(";9;9M"));
     assert!(!tmux.screen(false).contains("│ Split right"), "no menu for a passed-through click");
     // Without the modifier the same click opens the pane's menu, and the program gets nothing.
     let before = tmux.screen(false).matches(";9;9M").count();
