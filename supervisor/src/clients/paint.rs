@@ -137,8 +137,9 @@ pub(super) async fn run(
     let mut repaint = Repaint::default();
     loop {
         if needs_paint {
-            if let Some(at) = last_paint {
-                // Wait for the frame slot, unless a keystroke's echo shows up meanwhile.
+            // Wait for the frame slot, unless a keystroke's echo shows up meanwhile. A slot already
+            // open (output slower than the frame rate, a spinner) needs no timer at all.
+            if let Some(at) = last_paint.filter(|at| Instant::now() < *at + FRAME_INTERVAL) {
                 while !echo.due(*typed.borrow(), Echo::focus(&shared)) {
                     tokio::select! {
                         () = tokio::time::sleep_until(at + FRAME_INTERVAL) => break,
