@@ -10,8 +10,8 @@
 use std::time::Duration;
 
 use herdr_protocol::ipc::{
-    ProcessInfo, ReadOutput, ReadSpec, ScrollTo, SupervisorToWorker, WorkerEvent, WorkerRequest,
-    WorkerResponse, WorkerToSupervisor,
+    BACKGROUND_FRAME_INTERVAL_MS, FOCUSED_FRAME_INTERVAL_MS, ProcessInfo, ReadOutput, ReadSpec, ScrollTo,
+    SupervisorToWorker, WorkerEvent, WorkerRequest, WorkerResponse, WorkerToSupervisor,
 };
 use tokio::time::Instant;
 
@@ -36,9 +36,6 @@ const HANGUP_GRACE: Duration = Duration::from_secs(2);
 /// Most output consumed in one turn of the loop before requests get a look-in (16 chunks).
 const OUTPUT_TURN_BUDGET: usize = 16 * pty::READ_CHUNK;
 
-/// At most one damage per this long (the supervisor paints at most this often, too).
-const FRAME_INTERVAL: Duration = Duration::from_millis(8);
-
 /// Opening and closing bracketed-paste markers (DEC 2004).
 const PASTE_START: &str = "\x1b[200~";
 const PASTE_END: &str = "\x1b[201~";
@@ -56,6 +53,8 @@ pub struct Pane {
     buf: Box<[u8]>,
     /// Some client shows this pane: screen changes go to the supervisor as damage.
     visible: bool,
+    /// The pane has the session's focus: its damage may go out at the focused frame rate.
+    focused: bool,
     /// The next damage must carry every row (just became visible, or resized).
     full_pending: bool,
     /// When the pending damage goes out; set only while some is pending.
@@ -77,6 +76,7 @@ impl Pane {
             pty_open: true,
             buf: vec![0u8; pty::READ_CHUNK].into_boxed_slice(),
             visible: false,
+            focused: false,
             full_pending: false,
             damage_at: None,
             last_damage: None,
@@ -184,12 +184,30 @@ impl Pane {
         if !self.visible {
             return Ok(());
         }
+        let interval = self.frame_interval();
         match self.last_damage {
-            Some(last) if Instant::now() < last + FRAME_INTERVAL => {
-                self.damage_at.get_or_insert(last + FRAME_INTERVAL);
+            Some(last) if Instant::now() < last + interval => {
+                self.damage_at.get_or_insert(last + interval);
                 Ok(())
             }
             _ => self.send_damage(),
+        }
+    }
+
+    /// At most one damage per this long.
+    fn frame_interval(&self) -> Duration {
+        Duration::from_millis(if self.focused {
+            FOCUSED_FRAME_INTERVAL_MS
+        } else {
+            BACKGROUND_FRAME_INTERVAL_MS
+        })
+    }
+
+    fn set_focused(&mut self, focused: bool) {
+        self.focused = focused;
+        // A damage held back for the background rate may go out sooner now.
+        if let (Some(at), Some(last)) = (self.damage_at, self.last_damage) {
+            self.damage_at = Some(at.min(last + self.frame_interval()));
         }
     }
 
@@ -319,6 +337,10 @@ impl Pane {
             WorkerRequest::Scroll(to) => {
                 self.respond(id, WorkerResponse::Ok)?;
                 return self.scroll_to(to);
+            }
+            WorkerRequest::SetFocused(focused) => {
+                self.set_focused(focused);
+                WorkerResponse::Ok
             }
             WorkerRequest::SetVisible(visible) => {
                 self.respond(id, WorkerResponse::Ok)?;

@@ -117,3 +117,39 @@ fn raw_client_bytes_reach_the_program_unchanged() {
     w.ok(WorkerRequest::SendBytes(vec![0xe9, b'A', b'\n']));
     w.wait_for(ReadSource::Visible, Matcher::Substring("bytes-e9410a".into()));
 }
+
+/// Damages seen between sending `command` and the screen showing `done`, and how long that took.
+fn damages_while(w: &mut Worker, command: &str, done: &str) -> (usize, Duration) {
+    w.stash.clear();
+    let start = std::time::Instant::now();
+    w.run(command);
+    damage(w, "the end of the output", |d| has_line(d, done));
+    let took = start.elapsed();
+    let count = 1 + stashed_damage(w);
+    (count, took)
+}
+
+#[test]
+fn a_background_pane_sends_at_most_thirty_damages_a_second() {
+    use herdr_protocol::ipc::BACKGROUND_FRAME_INTERVAL_MS;
+    let mut w = Worker::start();
+    let (_pid, _master) = w.spawn(&["sh"], &[("PS1", "$ ")], None, (40, 10));
+    w.wait_for(ReadSource::Visible, Matcher::Substring("$".into()));
+    w.ok(WorkerRequest::SetVisible(true));
+    damage(&mut w, "the first frame", |d| d.full);
+    // A counter redrawn in place as fast as the shell can: far more changes than frames.
+    let counter =
+        "i=0; while [ $i -lt 300000 ]; do printf '\\r%d' $i; i=$((i+1)); done; echo; echo bg-$((1+1))-done";
+    let (count, took) = damages_while(&mut w, counter, "bg-2-done");
+    let most = took.as_millis() as usize / BACKGROUND_FRAME_INTERVAL_MS as usize + 2;
+    eprintln!("background: {count} damages in {took:?}");
+    assert!(
+        count <= most,
+        "{count} damages in {took:?}: more than one per {BACKGROUND_FRAME_INTERVAL_MS} ms"
+    );
+
+    // Focused, it still sends (and may send faster); the flag survives as a plain request.
+    w.ok(WorkerRequest::SetFocused(true));
+    let (count, _) = damages_while(&mut w, "echo focused-$((4+4))", "focused-8");
+    assert!(count >= 1);
+}

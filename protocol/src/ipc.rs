@@ -17,7 +17,12 @@ use serde::{Deserialize, Serialize};
 use crate::grid::{CursorPlacement, GridCell};
 
 /// Bumped whenever any type in this module changes shape.
-pub const IPC_VERSION: u32 = 7;
+pub const IPC_VERSION: u32 = 8;
+
+/// Shortest time between two damages of the focused pane (about 120 a second).
+pub const FOCUSED_FRAME_INTERVAL_MS: u64 = 8;
+/// Shortest time between two damages of any other visible pane (30 a second).
+pub const BACKGROUND_FRAME_INTERVAL_MS: u64 = 33;
 
 /// Largest frame either side accepts; a bigger length prefix is a protocol violation.
 pub const MAX_FRAME_LEN: usize = 32 * 1024 * 1024;
@@ -64,6 +69,11 @@ pub enum WorkerRequest {
     /// (a full frame at once, then changed rows); a hidden one (the default) keeps parsing and
     /// sends nothing.
     SetVisible(bool),
+    /// Whether this pane has the session's focus (the default is not). A focused visible pane
+    /// sends damage up to every [`FOCUSED_FRAME_INTERVAL_MS`], the others at most every
+    /// [`BACKGROUND_FRAME_INTERVAL_MS`]: a spinner in a pane nobody types in does not need more,
+    /// and every damage wakes three processes.
+    SetFocused(bool),
     /// Named keys (the public key grammar), encoded for the program's keyboard mode. All keys are
     /// validated before anything is written; an unknown key answers `invalid_key`.
     SendKeys(Vec<String>),

@@ -257,6 +257,11 @@ fn visible_panes_follow_the_focused_tab_and_zoom() {
     call(&mut session, "pane.zoom", json!({"pane_id": panes[0].1}));
     let snapshot = session.snapshot();
     assert_eq!(visible.update(wanted(&snapshot, &panes, true)), vec![(keys[1], false)]);
-    // The last client leaves: nothing is visible.
+    // The focus goes to a visible pane only, and moves with one notice each way.
+    assert_eq!(visible.focus(Some(keys[1])), vec![], "a hidden pane is not told it has focus");
+    assert_eq!(visible.focus(Some(keys[0])), vec![(keys[0], true)]);
+    assert!(visible.focus(Some(keys[0])).is_empty());
+    // The last client leaves: nothing is visible, and nothing keeps the focus rate.
     assert_eq!(visible.update(wanted(&snapshot, &panes, false)), vec![(keys[0], false)]);
+    assert_eq!(visible.focus(Some(keys[0])), vec![(keys[0], false)]);
 }

@@ -1,6 +1,8 @@
 //! Which panes an attached client shows, and telling their workers: a visible pane's worker sends
 //! screen damage, a hidden one keeps parsing and sends nothing. Every client shows the session's
 //! focused tab (its zoomed pane alone when zoomed); with no client attached nothing is visible.
+//! The session's focused pane among them is told it has the focus: it may send damage at the
+//! full frame rate, the other visible panes at a background rate.
 //!
 //! Not here: how a pane is drawn (the compositor decides per client, e.g. the mobile layout draws
 //! only the focused pane of the panes made visible here).
@@ -13,21 +15,36 @@ use herdr_protocol::ipc::WorkerRequest;
 use super::Hub;
 use crate::session::PaneKey;
 
-/// The panes whose workers were last told they are visible.
+/// The panes whose workers were last told they are visible, and the one told it has focus.
 #[derive(Debug, Default)]
-pub(super) struct Visible(HashSet<PaneKey>);
+pub(super) struct Visible {
+    shown: HashSet<PaneKey>,
+    focused: Option<PaneKey>,
+}
 
 impl Visible {
     /// Records `wanted` as the visible set; returns what changed: `(pane, now visible)`, sorted.
     pub(super) fn update(&mut self, wanted: HashSet<PaneKey>) -> Vec<(PaneKey, bool)> {
         let mut changes: Vec<(PaneKey, bool)> = wanted
-            .difference(&self.0)
+            .difference(&self.shown)
             .map(|key| (*key, true))
-            .chain(self.0.difference(&wanted).map(|key| (*key, false)))
+            .chain(self.shown.difference(&wanted).map(|key| (*key, false)))
             .collect();
         changes.sort();
-        self.0 = wanted;
+        self.shown = wanted;
         changes
+    }
+
+    /// Records `focused` (a visible pane, or none) as the focused one; returns what changed:
+    /// `(pane, now focused)`, the pane losing focus first.
+    pub(super) fn focus(&mut self, focused: Option<PaneKey>) -> Vec<(PaneKey, bool)> {
+        let focused = focused.filter(|key| self.shown.contains(key));
+        if focused == self.focused {
+            return Vec::new();
+        }
+        let lost = self.focused.map(|key| (key, false));
+        self.focused = focused;
+        lost.into_iter().chain(focused.map(|key| (key, true))).collect()
     }
 }
 
@@ -44,8 +61,7 @@ pub(super) fn wanted(
         return HashSet::new();
     };
     let shown = |pane_id: &str| !tab.zoomed || pane_id == tab.focused_pane_id;
-    let key_of = |pane_id: &str| panes.iter().find(|(_, id)| id == pane_id).map(|(key, _)| *key);
-    tab.panes.iter().filter(|p| shown(&p.pane_id)).filter_map(|p| key_of(&p.pane_id)).collect()
+    tab.panes.iter().filter(|p| shown(&p.pane_id)).filter_map(|p| key_of(panes, &p.pane_id)).collect()
 }
 
 /// Brings the workers' visibility in line with the session as it is now. A pane that stops being
@@ -66,4 +82,14 @@ pub(super) fn sync(hub: &Hub, snapshot: &SessionSnapshot, panes: &[(PaneKey, Str
             shared.screens.remove(key);
         }
     }
+    let focused = snapshot.focused_pane_id.as_deref().and_then(|id| key_of(panes, id));
+    for (key, now_focused) in visible.focus(focused) {
+        if let Some(handle) = shared.pane_handle(key) {
+            handle.notify(shared.next_request_id(), WorkerRequest::SetFocused(now_focused));
+        }
+    }
+}
+
+fn key_of(panes: &[(PaneKey, String)], pane_id: &str) -> Option<PaneKey> {
+    panes.iter().find(|(_, id)| id == pane_id).map(|(key, _)| *key)
 }

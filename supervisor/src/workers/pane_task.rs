@@ -58,6 +58,7 @@ pub fn launch(spec: Launch, observer: Observer) -> (PaneHandle, oneshot::Receive
                     restarts: VecDeque::new(),
                     scans_suspended: false,
                     visible: false,
+                    focused: false,
                 };
                 task.serve(cmd_rx).await;
             }
@@ -205,6 +206,8 @@ struct PaneTask {
     scans_suspended: bool,
     /// The last `SetVisible` sent: a replacement worker starts hidden, so it is told.
     visible: bool,
+    /// The last `SetFocused` sent, re-sent to a replacement worker likewise.
+    focused: bool,
 }
 
 /// Request id for notices the task itself sends to a replacement worker; the supervisor's own
@@ -260,6 +263,7 @@ impl PaneTask {
             WorkerRequest::Resize { cols, rows } => self.size = (cols, rows),
             WorkerRequest::SetScansSuspended(suspended) => self.scans_suspended = suspended,
             WorkerRequest::SetVisible(visible) => self.visible = visible,
+            WorkerRequest::SetFocused(focused) => self.focused = focused,
             _ => {}
         }
         let frame = SupervisorToWorker::Request { id, body: body.clone() };
@@ -361,6 +365,7 @@ impl PaneTask {
                     // The adopted program redraws for the resize; the new worker's first frame
                     // is whole.
                     self.visible.then_some(WorkerRequest::SetVisible(true)),
+                    self.focused.then_some(WorkerRequest::SetFocused(true)),
                 ];
                 for body in notices.into_iter().flatten() {
                     let frame = SupervisorToWorker::Request { id: TASK_NOTICE_ID, body };
