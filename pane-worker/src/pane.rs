@@ -36,6 +36,10 @@ const HANGUP_GRACE: Duration = Duration::from_secs(2);
 /// Most output consumed in one turn of the loop before requests get a look-in (16 chunks).
 const OUTPUT_TURN_BUDGET: usize = 16 * pty::READ_CHUNK;
 
+/// How long past its frame interval a pane without the focus holds back its last change
+/// waiting for more output (a 60 Hz frame).
+const BACKGROUND_TRAILING_GRACE: Duration = Duration::from_millis(17);
+
 /// Opening and closing bracketed-paste markers (DEC 2004).
 const PASTE_START: &str = "\x1b[200~";
 const PASTE_END: &str = "\x1b[201~";
@@ -187,7 +191,10 @@ impl Pane {
         let interval = self.frame_interval();
         match self.last_damage {
             Some(last) if Instant::now() < last + interval => {
-                self.damage_at.get_or_insert(last + interval);
+                // A pane without the focus waits a little past its interval: output that keeps
+                // coming (a spinner) sends the damage itself, so no timer wakes the worker too.
+                let grace = if self.focused { Duration::ZERO } else { BACKGROUND_TRAILING_GRACE };
+                self.damage_at.get_or_insert(last + interval + grace);
                 Ok(())
             }
             _ => self.send_damage(),
