@@ -36,6 +36,36 @@ def tree(root):
     return found
 
 
+def runtime_seconds_by_pid(pids):
+    """{pid: CPU seconds of every thread} from the scheduler's own account (se.sum_exec_runtime in
+    /proc/PID/task/TID/sched, nanosecond-precise), or None when the kernel does not expose it
+    (no CONFIG_SCHED_DEBUG). Preferred over utime+stime for processes that run in many short
+    bursts: tick-based accounting samples which task runs at each tick, and with an idle CPU
+    waking for each burst it does not charge short bursts fairly."""
+    seconds = {}
+    for pid in pids:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        total = 0.0
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/sched") as f:
+                    for line in f:
+                        if line.startswith("se.sum_exec_runtime"):
+                            total += float(line.split(":")[1]) / 1000.0
+                            break
+                    else:
+                        return None
+            except OSError:
+                if not os.path.exists(f"/proc/{pid}/task/{tid}"):
+                    continue  # the thread ended meanwhile
+                return None
+        seconds[pid] = total
+    return seconds
+
+
 def cpu_ticks(pids):
     """utime + stime of PIDS, in clock ticks (CLK_TCK per second)."""
     total = 0

@@ -11,7 +11,7 @@ import random
 import signal
 import time
 
-from procfs import CLK_TCK, cmdline, cpu_by_pid, percentile, tree
+from procfs import CLK_TCK, cmdline, cpu_by_pid, percentile, runtime_seconds_by_pid, tree
 from pty_terminal import PtyTerminal, drain_all
 from report import Row, against
 from sessions import Herdr, Tmux
@@ -216,14 +216,27 @@ def run(args, root):
         window = args.tui_seconds
         roles = [s.roles() for s in sides]
         before = [cpu_by_pid(r) for r in roles]
+        precise_before = [runtime_seconds_by_pid(r) for r in roles]
         received = drain_all(terms, window)
+        precise_after = [runtime_seconds_by_pid(r) for r in roles]
         after = [cpu_by_pid(r) for r in roles]
-        split = []
-        for side_roles, b, a in zip(roles, before, after):
-            by_role = {}
+        precise = all(x is not None for x in precise_before + precise_after)
+        split, tick_split = [], []
+        for i, side_roles in enumerate(roles):
+            by_role, by_role_ticks = {}, {}
             for pid, role in side_roles.items():
-                by_role[role] = by_role.get(role, 0.0) + 100.0 * (a.get(pid, 0) - b.get(pid, 0)) / CLK_TCK / window
-            split.append(by_role)
+                ticks = after[i].get(pid, 0) - before[i].get(pid, 0)
+                by_role_ticks[role] = by_role_ticks.get(role, 0.0) + 100.0 * ticks / CLK_TCK / window
+                if precise:
+                    used = precise_after[i].get(pid, 0.0) - precise_before[i].get(pid, 0.0)
+                    by_role[role] = by_role.get(role, 0.0) + 100.0 * used / window
+            split.append(by_role if precise else by_role_ticks)
+            tick_split.append(by_role_ticks)
+        if precise:
+            notes.append("tui: spinner CPU is the scheduler's runtime (se.sum_exec_runtime); by utime+stime "
+                         "ticks the same window read " + "; ".join(
+                             f"{side.name} {sum(t.values()):.2f}" for side, t in zip(sides, tick_split)) +
+                         " % (ticks charge short bursts that wake an idle CPU unevenly).")
         cpu = [sum(by_role.values()) for by_role in split]
         notes.append("tui: spinner CPU by process (% of one core): " + "; ".join(
             f"{side.name} " + ", ".join(f"{role} {value:.2f}" for role, value in by_role.items())
