@@ -8,6 +8,7 @@
 //! - [`wait`]: `wait_until`, the only synchronisation the suites use.
 //! - [`procs`]: `/proc` reading (process trees, worker discovery, RSS).
 //! - [`panes`]: pane-level conveniences built on the public API (markers, counters, reads).
+//! - [`terminal`]: a client-protocol terminal client that keeps its screen as text.
 //! - [`agents`]: workspaces whose panes run the scripted fake agents (`e2e/fake-agents/`),
 //!   agent status probes and timestamped status subscriptions, for the agent suites.
 //!
@@ -20,6 +21,7 @@ pub mod panes;
 pub mod procs;
 pub mod schema;
 pub mod server;
+pub mod terminal;
 pub mod wait;
 pub mod wire;
 

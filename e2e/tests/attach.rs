@@ -3,105 +3,12 @@
 //! frame, prefix keys becoming layout changes, typed bytes reaching the program, detach leaving
 //! everything running, and silence while nothing changes.
 
-use std::io::{ErrorKind, Read, Write};
-use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
+use herdr_e2e::terminal::TerminalClient;
 use herdr_e2e::{PATIENCE, TestServer, wait_until};
-use herdr_protocol::client::{
-    CLIENT_PROTOCOL_VERSION, ClientToServer, Encoding, ServerToClient, ShutdownReason,
-};
-use herdr_protocol::grid::FrameUpdate;
-use herdr_protocol::ipc::{FrameDecoder, encode_frame};
-use herdr_protocol::paths::derive_client_socket;
+use herdr_protocol::client::{CLIENT_PROTOCOL_VERSION, ClientToServer, ServerToClient, ShutdownReason};
 use serde_json::{Value, json};
-
-/// A terminal client that keeps the screen it has been painted, as text.
-struct TestClient {
-    stream: UnixStream,
-    frames: FrameDecoder,
-    screen: Vec<Vec<String>>,
-    frames_seen: usize,
-}
-
-impl TestClient {
-    /// Connects and sends `Hello` with `version`; returns the client and the `Welcome`.
-    fn hello(server: &TestServer, version: u32, cols: u16, rows: u16) -> (TestClient, ServerToClient) {
-        let stream =
-            UnixStream::connect(derive_client_socket(server.socket())).expect("connect the client socket");
-        let mut client =
-            TestClient { stream, frames: FrameDecoder::new(), screen: Vec::new(), frames_seen: 0 };
-        client.send(&ClientToServer::Hello { version, cols, rows, encoding: Encoding::CellDiff });
-        let welcome = client.recv(PATIENCE).expect("a Welcome");
-        (client, welcome)
-    }
-
-    fn attach(server: &TestServer, cols: u16, rows: u16) -> TestClient {
-        let (client, welcome) = Self::hello(server, CLIENT_PROTOCOL_VERSION, cols, rows);
-        assert_eq!(welcome, ServerToClient::Welcome { version: CLIENT_PROTOCOL_VERSION, error: None });
-        client
-    }
-
-    fn send(&mut self, msg: &ClientToServer) {
-        let bytes = encode_frame(msg).expect("encode");
-        self.stream.write_all(&bytes).expect("write to the server");
-    }
-
-    fn type_bytes(&mut self, bytes: &[u8]) {
-        self.send(&ClientToServer::Input(bytes.to_vec()));
-    }
-
-    /// The next message within `timeout`; `None` on timeout or when the server closed.
-    fn recv(&mut self, timeout: Duration) -> Option<ServerToClient> {
-        let deadline = Instant::now() + timeout;
-        let mut buf = [0u8; 65536];
-        loop {
-            if let Some(msg) = self.frames.next_frame::<ServerToClient>().expect("a valid frame") {
-                if let ServerToClient::Frame(update) = &msg {
-                    self.apply(update);
-                }
-                return Some(msg);
-            }
-            let left = deadline.checked_duration_since(Instant::now())?;
-            self.stream.set_read_timeout(Some(left.max(Duration::from_millis(1)))).expect("set timeout");
-            match self.stream.read(&mut buf) {
-                Ok(0) => return None,
-                Ok(n) => self.frames.push(&buf[..n]),
-                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => return None,
-                Err(e) => panic!("reading from the server: {e}"),
-            }
-        }
-    }
-
-    fn apply(&mut self, update: &FrameUpdate) {
-        self.frames_seen += 1;
-        let (cols, rows) = (usize::from(update.cols), usize::from(update.rows));
-        if update.clear || self.screen.len() != rows {
-            self.screen = vec![vec![" ".to_owned(); cols]; rows];
-        }
-        for cell in &update.cells {
-            if let Some(slot) =
-                self.screen.get_mut(usize::from(cell.y)).and_then(|r| r.get_mut(usize::from(cell.x)))
-            {
-                *slot = cell.symbol.clone();
-            }
-        }
-    }
-
-    fn text(&self) -> String {
-        self.screen.iter().map(|row| row.concat()).collect::<Vec<_>>().join("\n")
-    }
-
-    /// Reads frames until the screen satisfies `check`.
-    fn wait_screen(&mut self, what: &str, check: impl Fn(&str) -> bool) {
-        let deadline = Instant::now() + PATIENCE;
-        while !check(&self.text()) {
-            let left = deadline.checked_duration_since(Instant::now());
-            let Some(left) = left else { panic!("timed out waiting for {what}; screen:\n{}", self.text()) };
-            self.recv(left);
-        }
-    }
-}
 
 fn pane_ids(server: &TestServer) -> Vec<String> {
     let list = server.call("pane.list", json!({}));
@@ -123,7 +30,7 @@ fn read_visible(server: &TestServer, pane: &str) -> String {
 #[test]
 fn attach_split_type_and_detach_over_the_client_socket() {
     let server = TestServer::start();
-    let mut client = TestClient::attach(&server, 120, 40);
+    let mut client = TerminalClient::attach(&server, 120, 40);
 
     // Mouse reporting as configured (on by default), then the first paint.
     assert_eq!(client.recv(PATIENCE), Some(ServerToClient::MouseCapture { enabled: true }));
@@ -164,7 +71,7 @@ fn attach_split_type_and_detach_over_the_client_socket() {
     assert_eq!(pane_ids(&server).len(), 2, "the panes keep running after detach");
 
     // A second attach shows the same two panes side by side.
-    let mut again = TestClient::attach(&server, 120, 40);
+    let mut again = TerminalClient::attach(&server, 120, 40);
     again.wait_screen("two boxed panes", |text| {
         text.lines().nth(1).is_some_and(|row| row.matches('┐').count() + row.matches('┓').count() == 2)
     });
@@ -173,7 +80,7 @@ fn attach_split_type_and_detach_over_the_client_socket() {
 #[test]
 fn an_attached_client_gets_nothing_while_nothing_changes() {
     let server = TestServer::start();
-    let mut client = TestClient::attach(&server, 100, 30);
+    let mut client = TerminalClient::attach(&server, 100, 30);
     client.wait_screen("the first paint", |text| text.contains("spaces"));
     // Let the first workspace's startup settle: paints stop once the screen stops changing.
     while client.recv(Duration::from_millis(500)).is_some() {}
@@ -190,7 +97,7 @@ fn an_attached_client_gets_nothing_while_nothing_changes() {
 #[test]
 fn a_client_of_another_protocol_version_is_refused_with_a_reason() {
     let server = TestServer::start();
-    let (mut client, welcome) = TestClient::hello(&server, CLIENT_PROTOCOL_VERSION + 1, 80, 24);
+    let (mut client, welcome) = TerminalClient::hello(&server, CLIENT_PROTOCOL_VERSION + 1, 80, 24);
     let ServerToClient::Welcome { error: Some(error), .. } = welcome else {
         panic!("not refused: {welcome:?}")
     };
@@ -203,7 +110,7 @@ fn a_client_of_another_protocol_version_is_refused_with_a_reason() {
 #[test]
 fn the_client_that_typed_last_sets_the_layout_size() {
     let server = TestServer::start();
-    let mut big = TestClient::attach(&server, 160, 50);
+    let mut big = TerminalClient::attach(&server, 160, 50);
     big.wait_screen("the first paint", |text| text.contains("spaces"));
     let area = |server: &TestServer| {
         let snapshot = server.call("session.snapshot", json!({}));
@@ -215,7 +122,7 @@ fn the_client_that_typed_last_sets_the_layout_size() {
         (134, 49) => Ok(()),
         other => Err(format!("{other:?}")),
     });
-    let mut small = TestClient::attach(&server, 100, 30);
+    let mut small = TerminalClient::attach(&server, 100, 30);
     small.wait_screen("the first paint", |text| text.contains("spaces"));
     wait_until("the newest client's area", PATIENCE, || match area(&server) {
         (74, 29) => Ok(()),
@@ -247,7 +154,7 @@ fn printed_typed_42(line: &str) -> bool {
 #[test]
 fn stopping_the_server_tells_attached_clients_why() {
     let server = TestServer::start();
-    let mut client = TestClient::attach(&server, 100, 30);
+    let mut client = TerminalClient::attach(&server, 100, 30);
     client.wait_screen("the first paint", |text| text.contains("spaces"));
     let stopped = server.call("server.stop", json!({}));
     assert_eq!(stopped["type"], "ok", "{stopped}");
@@ -266,7 +173,7 @@ fn mouse_capture_follows_the_config() {
     std::fs::write(config_dir.join("config.toml"), "[ui]\nmouse_capture = false\n")
         .expect("write config.toml");
     server.start_server();
-    let mut client = TestClient::attach(&server, 100, 30);
+    let mut client = TerminalClient::attach(&server, 100, 30);
     assert_eq!(client.recv(PATIENCE), Some(ServerToClient::MouseCapture { enabled: false }));
 }
 
@@ -293,7 +200,7 @@ fn notification_show_puts_a_toast_in_the_foreground_client() {
     let (code, _) = server.call_error("notification.show", json!({ "title": " \n\t " }));
     assert_eq!(code, "invalid_params");
 
-    let mut client = TestClient::attach(&server, 120, 40);
+    let mut client = TerminalClient::attach(&server, 120, 40);
     client.wait_screen("the sidebar", |text| text.contains("spaces"));
     let shown = server.call(
         "notification.show",
@@ -313,7 +220,7 @@ fn notification_show_puts_a_toast_in_the_foreground_client() {
 #[test]
 fn a_background_agent_that_finishes_or_blocks_shows_a_toast() {
     let server = server_with_config("[ui.toast]\ndelivery = \"herdr\"\ndelay_seconds = 0\n");
-    let mut client = TestClient::attach(&server, 120, 40);
+    let mut client = TerminalClient::attach(&server, 120, 40);
     client.wait_screen("the sidebar", |text| text.contains("spaces"));
     // A second tab that is not focused: its pane is in the background.
     let created = server.call("tab.create", json!({ "focus": false, "label": "bg" }));
@@ -345,7 +252,7 @@ fn reload_config_applies_a_theme_and_reports_problems() {
     let off = server.call("notification.show", json!({ "title": "t" }));
     assert_eq!(off, json!({"type": "notification_show", "shown": false, "reason": "disabled"}));
 
-    let mut client = TestClient::attach(&server, 120, 40);
+    let mut client = TerminalClient::attach(&server, 120, 40);
     // A sidebar cell below the panels' headers: painted with the theme's sidebar background.
     let (x, y) = (1, 30);
     let mut before = None;
@@ -383,7 +290,7 @@ fn reload_config_applies_a_theme_and_reports_problems() {
 #[test]
 fn the_help_overlay_opens_on_prefix_question_mark_and_any_key_closes_it() {
     let server = TestServer::start();
-    let mut client = TestClient::attach(&server, 120, 40);
+    let mut client = TerminalClient::attach(&server, 120, 40);
     client.wait_screen("the sidebar", |text| text.contains("spaces"));
     client.type_bytes(b"\x02?");
     client.wait_screen("the help", |text| {

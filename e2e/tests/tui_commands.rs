@@ -8,19 +8,7 @@ mod support;
 
 use herdr_e2e::{PATIENCE, TestServer, wait_until};
 use serde_json::{Value, json};
-use support::{Tmux, boxes_on_top_row, find_on_screen, sgr_mouse};
-
-/// herdr attached in a fresh tmux, after writing `config`.
-fn attached<'a>(server: &'a TestServer, config: &str) -> Tmux<'a> {
-    let dir = server.root().join("config").join("herdr");
-    std::fs::create_dir_all(&dir).expect("create the config dir");
-    std::fs::write(dir.join("config.toml"), config).expect("write config");
-    let tmux = Tmux::start(server);
-    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
-    tmux.keys(&["herdr", "Enter"]);
-    tmux.wait_screen("the sidebar and one pane", |s| s.contains("spaces") && boxes_on_top_row(s) == 1);
-    tmux
-}
+use support::{Tmux, attached, boxes_on_top_row, find_on_screen, sgr_mouse};
 
 fn panes(server: &TestServer) -> Vec<Value> {
     server.call("pane.list", json!({}))["panes"].as_array().cloned().unwrap_or_default()
@@ -64,7 +52,7 @@ description = "write a file"
 #[test]
 fn a_pane_command_opens_a_pane_running_it_that_closes_with_it() {
     let server = TestServer::prepare();
-    let tmux = attached(&server, COMMANDS);
+    let tmux = attached(&server, Some(COMMANDS));
     let first = snapshot(&server)["focused_pane_id"].as_str().map(str::to_owned);
     cd_work(&tmux, &server);
 
@@ -92,7 +80,7 @@ fn a_pane_command_opens_a_pane_running_it_that_closes_with_it() {
 #[test]
 fn a_shell_command_runs_detached_with_the_focused_panes_environment() {
     let server = TestServer::prepare();
-    let tmux = attached(&server, COMMANDS);
+    let tmux = attached(&server, Some(COMMANDS));
     let focused = snapshot(&server)["focused_pane_id"].as_str().map(str::to_owned).expect("a focused pane");
     let work = cd_work(&tmux, &server);
 
@@ -112,7 +100,7 @@ fn a_shell_command_runs_detached_with_the_focused_panes_environment() {
 #[test]
 fn prefix_e_opens_the_scrollback_in_vi_in_a_zoomed_pane_and_q_closes_it() {
     let server = TestServer::prepare();
-    let tmux = attached(&server, "");
+    let tmux = attached(&server, Some(""));
     tmux.keys(&["echo scroll''back-marker-42", "Enter"]);
     tmux.wait_screen("the marker printed", |s| s.contains("scrollback-marker-42"));
 
@@ -146,7 +134,7 @@ fn prefix_e_opens_the_scrollback_in_vi_in_a_zoomed_pane_and_q_closes_it() {
 #[test]
 fn goto_picks_a_tab_in_another_workspace_by_filter_and_by_click() {
     let server = TestServer::prepare();
-    let tmux = attached(&server, "");
+    let tmux = attached(&server, Some(""));
     let created = server.call("workspace.create", json!({ "label": "backend", "focus": false }));
     let backend = created["workspace"]["workspace_id"].as_str().expect("a workspace id").to_owned();
     let tab =

@@ -28,9 +28,7 @@ fn attached(server: &TestServer) -> Tmux<'_> {
 fn attached_on<'a>(server: &'a TestServer, socket: &str) -> Tmux<'a> {
     let tmux = Tmux::start_on(server, socket);
     tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
-    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
-    tmux.keys(&["herdr", "Enter"]);
-    tmux.wait_screen("the sidebar and one pane", |s| s.contains("spaces") && boxes_on_top_row(s) == 1);
+    tmux.attach_herdr();
     tmux
 }
 

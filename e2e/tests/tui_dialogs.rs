@@ -8,21 +8,7 @@ mod support;
 
 use herdr_e2e::{PATIENCE, TestServer, wait_until};
 use serde_json::{Value, json};
-use support::{Tmux, boxes_on_top_row, sgr_mouse};
-
-/// herdr attached in a fresh tmux (after writing `config`, when given).
-fn attached<'a>(server: &'a TestServer, config: Option<&str>) -> Tmux<'a> {
-    if let Some(config) = config {
-        let dir = server.root().join("config").join("herdr");
-        std::fs::create_dir_all(&dir).expect("create the config dir");
-        std::fs::write(dir.join("config.toml"), config).expect("write config");
-    }
-    let tmux = Tmux::start(server);
-    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
-    tmux.keys(&["herdr", "Enter"]);
-    tmux.wait_screen("the sidebar and one pane", |s| s.contains("spaces") && boxes_on_top_row(s) == 1);
-    tmux
-}
+use support::{Tmux, attached, boxes_on_top_row, sgr_mouse};
 
 fn panes(server: &TestServer) -> Vec<Value> {
     server.call("pane.list", json!({}))["panes"].as_array().cloned().unwrap_or_default()

@@ -8,16 +8,7 @@
 mod support;
 
 use herdr_e2e::TestServer;
-use support::{Tmux, boxes_on_top_row};
-
-/// herdr attached in a fresh 120×40 tmux.
-fn attached(server: &TestServer) -> Tmux<'_> {
-    let tmux = Tmux::start(server);
-    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
-    tmux.keys(&["herdr", "Enter"]);
-    tmux.wait_screen("the sidebar and one pane", |s| s.contains("spaces") && boxes_on_top_row(s) == 1);
-    tmux
-}
+use support::attached;
 
 /// Rows of the pane whose content (right after the left border) starts with `prefix`.
 fn pane_rows_starting(screen: &str, prefix: &str) -> usize {
@@ -39,7 +30,7 @@ fn borders_intact(screen: &str, cols: usize) -> bool {
 #[test]
 fn vim_fills_the_pane_and_redraws_when_the_terminal_shrinks() {
     let server = TestServer::prepare();
-    let tmux = attached(&server);
+    let tmux = attached(&server, None);
     // 120×40: the pane's inside is 92×37 (sidebar 26, borders), so vim shows its buffer's one
     // line, 35 tildes and its command line.
     tmux.keys(&["vi -u NONE -N", "Enter"]);
@@ -67,7 +58,7 @@ fn vim_fills_the_pane_and_redraws_when_the_terminal_shrinks() {
 #[test]
 fn top_redraws_its_table_inside_the_pane_and_follows_a_resize() {
     let server = TestServer::prepare();
-    let tmux = attached(&server);
+    let tmux = attached(&server, None);
     tmux.keys(&["top -d 0.5", "Enter"]);
     // At 72 columns top has no room left for its COMMAND column.
     let header = |s: &str| s.lines().any(|row| row.contains("PID") && row.contains("USER"));

@@ -8,26 +8,12 @@ mod support;
 
 use herdr_e2e::{PATIENCE, TestServer, wait_until};
 use serde_json::{Value, json};
-use support::{Tmux, boxes_on_top_row, find_on_screen, sgr_mouse};
+use support::{Tmux, attached, boxes_on_top_row, find_on_screen, sgr_mouse};
 
 /// The right button in an SGR mouse report.
 const RIGHT: u8 = 2;
 /// The left button.
 const LEFT: u8 = 0;
-
-/// herdr attached in a fresh tmux (after writing `config`, when given).
-fn attached<'a>(server: &'a TestServer, config: Option<&str>) -> Tmux<'a> {
-    if let Some(config) = config {
-        let dir = server.root().join("config").join("herdr");
-        std::fs::create_dir_all(&dir).expect("create the config dir");
-        std::fs::write(dir.join("config.toml"), config).expect("write config");
-    }
-    let tmux = Tmux::start(server);
-    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
-    tmux.keys(&["herdr", "Enter"]);
-    tmux.wait_screen("the sidebar and one pane", |s| s.contains("spaces") && boxes_on_top_row(s) == 1);
-    tmux
-}
 
 fn click(tmux: &Tmux<'_>, button: u8, (x, y): (u16, u16)) {
     tmux.literal(&sgr_mouse(button, x, y, true));

@@ -26,6 +26,13 @@ impl<'a> Tmux<'a> {
         tmux
     }
 
+    /// At the shell prompt, runs `herdr` and waits for the sidebar and one pane.
+    pub fn attach_herdr(&self) {
+        self.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+        self.keys(&["herdr", "Enter"]);
+        self.wait_screen("the sidebar and one pane", |s| s.contains("spaces") && boxes_on_top_row(s) == 1);
+    }
+
     /// Runs a tmux command against this server; panics when it fails.
     pub fn run(&self, args: &[&str]) -> Output {
         let output = self.try_run(args);
@@ -97,6 +104,23 @@ impl Drop for Tmux<'_> {
 /// drag); `press` false is the release.
 pub fn sgr_mouse(button: u8, x: u16, y: u16, press: bool) -> String {
     format!("\x1b[<{button};{};{}{}", x + 1, y + 1, if press { 'M' } else { 'm' })
+}
+
+/// Writes `config` as the test server's `config.toml` (before `herdr` starts it).
+pub fn write_config(server: &TestServer, config: &str) {
+    let dir = server.root().join("config").join("herdr");
+    std::fs::create_dir_all(&dir).expect("create the config dir");
+    std::fs::write(dir.join("config.toml"), config).expect("write config");
+}
+
+/// herdr attached in a fresh tmux (after writing `config`, when given).
+pub fn attached<'a>(server: &'a TestServer, config: Option<&str>) -> Tmux<'a> {
+    if let Some(config) = config {
+        write_config(server, config);
+    }
+    let tmux = Tmux::start(server);
+    tmux.attach_herdr();
+    tmux
 }
 
 /// Row 1 of the screen (the panes' top borders) has one corner per pane box.
