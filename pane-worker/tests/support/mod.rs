@@ -128,7 +128,12 @@ impl Worker {
                     // SAFETY: SCM_RIGHTS installed these fds for us.
                     self.fds.extend(fds[..nfds].iter().map(|&fd| unsafe { OwnedFd::from_raw_fd(fd) }));
                 }
-                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {}
+                // Interrupted: a signal (this test process reaps children as a subreaper).
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+                    ) => {}
                 Err(e) => panic!("recv from worker: {e}"),
             }
         }
