@@ -63,6 +63,9 @@ fn a_pane_command_opens_a_pane_running_it_that_closes_with_it() {
     });
     let focused = snapshot(&server)["focused_pane_id"].as_str().map(str::to_owned);
     assert_ne!(focused, first, "the command's pane has the focus");
+    // The layout records the program the pane runs, not a shell.
+    let layout = server.call("layout.export", json!({}))["layout"].to_string();
+    assert!(layout.contains("\"command\":[\"sh\",\"-c\""), "the exported layout names the command: {layout}");
 
     // The program is the pane's: when it ends, the pane closes.
     tmux.keys(&["Enter"]);

@@ -238,6 +238,14 @@ impl Session {
         Some((self.workspaces[loc.wi].id(), self.tab_public_id(loc.wi, loc.ti), self.public_pane_id(key)?))
     }
 
+    /// Records the program a just-split pane runs instead of the shell (a custom command or
+    /// the scrollback editor), so exports and snapshots of the layout name it.
+    pub fn set_pane_program(&mut self, key: PaneKey, argv: Vec<String>) {
+        if let Some(pane) = self.panes.get_mut(&key) {
+            pane.argv = Some(argv);
+        }
+    }
+
     /// Every pane placed in a tab, in key order.
     pub fn pane_keys(&self) -> Vec<PaneKey> {
         self.panes.keys().copied().filter(|k| self.locate(*k).is_some()).collect()

@@ -116,6 +116,7 @@ async fn open_pane(
     };
     for spawn in &mut effects.spawns {
         spawn.argv = Some(argv.clone());
+        shared.session().set_pane_program(spawn.pane, argv.clone());
     }
     for (_, started) in shared.apply(effects) {
         match started.await {
