@@ -122,6 +122,20 @@ struct Published {
     at: Instant,
 }
 
+impl Published {
+    /// Nothing published yet (a new pane, or the screen state reset).
+    fn unknown(at: Instant) -> Self {
+        Published {
+            state: AgentState::Unknown,
+            visible_idle: false,
+            visible_blocker: false,
+            visible_working: false,
+            rule: None,
+            at,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct PendingIdle {
     since: Instant,
@@ -155,14 +169,7 @@ impl Detector {
             grace_until: None,
             misses: 0,
             suppressed: None,
-            published: Published {
-                state: AgentState::Unknown,
-                visible_idle: false,
-                visible_blocker: false,
-                visible_working: false,
-                rule: None,
-                at: now,
-            },
+            published: Published::unknown(now),
             pending_idle: None,
             dirty_since: None,
             last_output_at: None,
@@ -324,14 +331,7 @@ impl Detector {
         if self.agent.is_none() {
             self.grace_until = None;
         }
-        self.published = Published {
-            state: AgentState::Unknown,
-            visible_idle: false,
-            visible_blocker: false,
-            visible_working: false,
-            rule: None,
-            at: now,
-        };
+        self.published = Published::unknown(now);
     }
 
     /// When the next screen scan must run, if one is pending.

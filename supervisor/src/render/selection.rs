@@ -82,25 +82,12 @@ pub fn draw_copy_hint(buf: &mut Buffer, hint: &str, colors: &ThemeColors) {
 
 #[cfg(test)]
 mod tests {
-    use herdr_protocol::api::{PaneLayoutPane, PaneLayoutRect, PaneLayoutSnapshot};
     use herdr_protocol::grid::GridCell;
     use herdr_protocol::ipc::CopySearch;
 
     use super::*;
+    use crate::render::tests::one_pane;
     use crate::render::{ModeBadge, PaneView, RenderOptions, TabView, Theme, ViewModel, compose};
-
-    fn one_pane() -> PaneLayoutSnapshot {
-        let rect = PaneLayoutRect { x: 0, y: 0, width: 24, height: 7 };
-        PaneLayoutSnapshot {
-            workspace_id: "w1".into(),
-            tab_id: "w1:1".into(),
-            zoomed: false,
-            area: rect,
-            focused_pane_id: "w1:p1".into(),
-            panes: vec![PaneLayoutPane { pane_id: "w1:p1".into(), focused: true, rect }],
-            splits: Vec::new(),
-        }
-    }
 
     /// A 22×5 grid showing `lines`, its program cursor at (0, 4).
     fn grid(lines: &[&str]) -> PaneGrid {
@@ -116,7 +103,7 @@ mod tests {
 
     /// Composes a 50×9 frame (sidebar collapsed away) of the pane with `copy` over it.
     fn frame(grid: &PaneGrid, copy: Option<CopyView>, mode: ModeBadge) -> crate::render::Frame {
-        let layout = one_pane();
+        let layout = one_pane(24, 7);
         let pane = PaneView { grid: Some(grid), copy, ..PaneView::default() };
         let view = ViewModel {
             tabs: vec![TabView { label: "1".into(), focused: true, ..TabView::default() }],

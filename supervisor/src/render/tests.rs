@@ -11,6 +11,21 @@ use unicode_width::UnicodeWidthStr;
 
 use super::*;
 
+/// A tab with one focused pane `w1:p1` filling a `width` x `height` layout area.
+pub(super) fn one_pane(width: u16, height: u16) -> herdr_protocol::api::PaneLayoutSnapshot {
+    use herdr_protocol::api::{PaneLayoutPane, PaneLayoutRect, PaneLayoutSnapshot};
+    let rect = PaneLayoutRect { x: 0, y: 0, width, height };
+    PaneLayoutSnapshot {
+        workspace_id: "w1".into(),
+        tab_id: "w1:1".into(),
+        zoomed: false,
+        area: rect,
+        focused_pane_id: "w1:p1".into(),
+        panes: vec![PaneLayoutPane { pane_id: "w1:p1".into(), focused: true, rect }],
+        splits: Vec::new(),
+    }
+}
+
 pub(super) fn text_of(buf: &Buffer) -> String {
     let mut out = String::new();
     for y in 0..buf.area.height {

@@ -1,26 +1,13 @@
 //! The scrollbar a scrolled-back pane shows on its right border.
 
-use herdr_protocol::api::{PaneLayoutPane, PaneLayoutRect, PaneLayoutSnapshot};
 use herdr_protocol::ipc::ScrollPosition;
 
+use super::tests::one_pane;
 use super::*;
-
-fn one_pane() -> PaneLayoutSnapshot {
-    let rect = PaneLayoutRect { x: 0, y: 0, width: 94, height: 39 };
-    PaneLayoutSnapshot {
-        workspace_id: "w1".into(),
-        tab_id: "w1:1".into(),
-        zoomed: false,
-        area: rect,
-        focused_pane_id: "w1:p1".into(),
-        panes: vec![PaneLayoutPane { pane_id: "w1:p1".into(), focused: true, rect }],
-        splits: Vec::new(),
-    }
-}
 
 /// The rows of the pane's right border (x = 119) that show the thumb.
 fn thumb_rows(offset: u32, max: u32) -> Vec<u16> {
-    let layout = one_pane();
+    let layout = one_pane(94, 39);
     let scroll = ScrollPosition { offset_from_bottom: offset, max_offset_from_bottom: max };
     let pane = PaneView { scroll, ..PaneView::default() };
     let view = ViewModel {
