@@ -82,15 +82,8 @@ pub(crate) use reload::reload_config;
 /// shows besides panes: the live config and the alerts for the foreground client.
 #[derive(Debug)]
 pub struct Screens {
-    grids: Mutex<HashMap<PaneKey, PaneGrid>>,
-    /// How far each mirrored pane is scrolled back (its scrollbar), from the same damage.
-    scrolls: Mutex<HashMap<PaneKey, ScrollPosition>>,
-    /// Each mirrored pane's terminal modes and copy overlay, from the same damage.
-    overlays: Mutex<HashMap<PaneKey, PaneOverlay>>,
-    /// How many times each mirrored grid changed, so a paint task can tell whose grid moved.
-    changes: Mutex<HashMap<PaneKey, u64>>,
-    /// Which rows of each mirrored grid changed at which change number.
-    marks: Mutex<rows::Marks>,
+    /// What each shown pane's damage has said, under one lock.
+    mirrors: Mutex<HashMap<PaneKey, Mirror>>,
     /// Bumped by every change that is not a mirrored grid's rows (a pane gone, a config reload):
     /// while it stands still, a paint may repaint only changed rows.
     chrome: std::sync::atomic::AtomicU64,
@@ -110,11 +103,7 @@ pub struct Screens {
 impl Default for Screens {
     fn default() -> Self {
         Screens {
-            grids: Mutex::new(HashMap::new()),
-            scrolls: Mutex::new(HashMap::new()),
-            overlays: Mutex::new(HashMap::new()),
-            changes: Mutex::new(HashMap::new()),
-            marks: Mutex::new(rows::Marks::new()),
+            mirrors: Mutex::new(HashMap::new()),
             chrome: std::sync::atomic::AtomicU64::new(0),
             dirty: watch::channel(0).0,
             config: watch::channel(Arc::new(Config::default())).0,
@@ -127,54 +116,55 @@ impl Default for Screens {
 }
 
 impl Screens {
-    fn grids(&self) -> MutexGuard<'_, HashMap<PaneKey, PaneGrid>> {
-        self.grids.lock().unwrap_or_else(PoisonError::into_inner)
+    fn mirrors(&self) -> MutexGuard<'_, HashMap<PaneKey, Mirror>> {
+        self.mirrors.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Stores a pane's current grid and wakes the paint tasks.
+    /// Stores a pane's current grid and wakes the paint tasks (tests; workers send damage).
+    #[cfg(test)]
     pub fn set_grid(&self, key: PaneKey, grid: PaneGrid) {
-        self.grids().insert(key, grid);
-        self.grid_changed(key);
+        let mut mirrors = self.mirrors();
+        let mirror = mirrors.entry(key).or_default();
+        mirror.grid = Some(grid);
+        mirror.changes = mirror.changes.wrapping_add(1);
+        drop(mirrors);
+        self.grid_changed();
     }
 
     /// Applies a worker's damage to the pane's mirrored grid: a full frame replaces it, changed
     /// rows are written over a grid of the same size. Rows for a grid of another size (a resize
     /// in flight) are dropped: the worker sends a full frame after every resize.
     pub fn apply_damage(&self, key: PaneKey, mut damage: GridDamage) {
-        let scrolled = self.scrolls().insert(key, damage.scroll) != Some(damage.scroll);
-        let overlay = PaneOverlay { modes: damage.modes, copy: damage.copy.take() };
+        let mut mirrors = self.mirrors();
+        let new = !mirrors.contains_key(&key);
+        let mirror = mirrors.entry(key).or_default();
+        let copy = damage.copy.take();
         // A copy overlay is drawn over the rows, so while one shows every paint is a full one.
-        let mut other = scrolled || overlay.copy.is_some();
-        if let Some(old) = self.overlays().insert(key, overlay) {
-            other |= old.modes != damage.modes || old.copy.is_some();
-        }
-        let change = self.grid_changes(key).wrapping_add(1);
-        self.marks().entry(key).or_default().note(change, &damage, other);
-        if apply_damage(&mut self.grids(), key, damage) {
-            self.grid_changed(key);
+        let other = new
+            || mirror.scroll != damage.scroll
+            || mirror.modes != damage.modes
+            || mirror.copy.is_some()
+            || copy.is_some();
+        (mirror.scroll, mirror.modes, mirror.copy) = (damage.scroll, damage.modes, copy);
+        let change = mirror.changes.wrapping_add(1);
+        mirror.marks.note(change, &damage, other);
+        if apply_damage(&mut mirror.grid, damage) {
+            mirror.changes = change;
+            drop(mirrors);
+            self.grid_changed();
         }
     }
 
-    fn grid_changed(&self, key: PaneKey) {
-        let mut changes = self.changes.lock().unwrap_or_else(PoisonError::into_inner);
-        let n = changes.entry(key).or_default();
-        *n = n.wrapping_add(1);
-        drop(changes);
+    fn grid_changed(&self) {
         self.dirty.send_modify(|n| *n = n.wrapping_add(1));
-    }
-
-    fn marks(&self) -> MutexGuard<'_, rows::Marks> {
-        self.marks.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The rows of `key`'s grid changed after its change number `painted`, with the grid's
     /// change number now; `None` when only a full paint can show what changed.
     fn rows_since(&self, key: PaneKey, painted: u64) -> Option<(Vec<u16>, u64)> {
-        // The count first: a change landing in between is then repainted again next time
-        // rather than missed.
-        let now = self.grid_changes(key);
-        let rows = self.marks().get(&key)?.rows_since(painted)?;
-        Some((rows, now))
+        let mirrors = self.mirrors();
+        let mirror = mirrors.get(&key)?;
+        Some((mirror.marks.rows_since(painted)?, mirror.changes))
     }
 
     /// Moves whenever something other than a mirrored grid's rows changed on screen.
@@ -184,49 +174,34 @@ impl Screens {
 
     /// A counter that moves whenever `key`'s mirrored grid changes.
     fn grid_changes(&self, key: PaneKey) -> u64 {
-        let changes = self.changes.lock().unwrap_or_else(PoisonError::into_inner);
-        changes.get(&key).copied().unwrap_or_default()
+        self.mirrors().get(&key).map_or(0, |m| m.changes)
     }
 
     /// Forgets a closed pane's grid.
     pub fn remove(&self, key: PaneKey) {
-        self.scrolls().remove(&key);
-        self.overlays().remove(&key);
-        self.marks().remove(&key);
-        if self.grids().remove(&key).is_some() {
+        let had_grid = self.mirrors().remove(&key).is_some_and(|m| m.grid.is_some());
+        if had_grid {
             self.mark_dirty();
         }
-    }
-
-    fn scrolls(&self) -> MutexGuard<'_, HashMap<PaneKey, ScrollPosition>> {
-        self.scrolls.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// How far `key` is scrolled back, as its last damage said (at the bottom when unknown).
-    fn scroll(&self, key: PaneKey) -> ScrollPosition {
-        self.scrolls().get(&key).copied().unwrap_or_default()
-    }
-
-    fn overlays(&self) -> MutexGuard<'_, HashMap<PaneKey, PaneOverlay>> {
-        self.overlays.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The copy-mode or mouse-selection overlay `key`'s last damage carried (`None`: nothing to
     /// draw, or the pane is not mirrored).
     pub(crate) fn copy_view(&self, key: PaneKey) -> Option<CopyView> {
-        self.overlays().get(&key).and_then(|o| o.copy.clone())
+        self.mirrors().get(&key).and_then(|m| m.copy.clone())
     }
 
     /// The terminal modes of a mirrored pane (`None` for a pane no client shows).
     pub(crate) fn modes(&self, key: PaneKey) -> Option<PaneModes> {
-        self.overlays().get(&key).map(|o| o.modes)
+        self.mirrors().get(&key).map(|m| m.modes)
     }
 
     /// A mirrored (shown) pane's scroll position and its grid's rows; `None` for a pane no
     /// client shows (its worker reports nothing while hidden).
     pub(crate) fn scroll_info(&self, key: PaneKey) -> Option<(ScrollPosition, u16)> {
-        let rows = self.grids().get(&key)?.rows;
-        Some((self.scroll(key), rows))
+        let mirrors = self.mirrors();
+        let mirror = mirrors.get(&key)?;
+        Some((mirror.scroll, mirror.grid.as_ref()?.rows))
     }
 
     /// Wakes every paint task: something visible may have changed outside the event hub.
@@ -275,27 +250,64 @@ impl Screens {
         self.terminal_focused.store(focused, Ordering::Relaxed);
     }
 
-    /// Runs `f` with the grids locked (composition borrows them instead of copying).
-    fn with_grids<T>(&self, f: impl FnOnce(&HashMap<PaneKey, PaneGrid>) -> T) -> T {
-        f(&self.grids())
+    /// Runs `f` with the mirrors locked (composition borrows the grids instead of copying).
+    fn with_grids<T>(&self, f: impl FnOnce(&Mirrors<'_>) -> T) -> T {
+        f(&Mirrors(&self.mirrors()))
     }
 }
 
-/// What a pane's damage says besides its cells and scroll position.
-#[derive(Debug, Clone, Default)]
-struct PaneOverlay {
+/// What a shown pane's damage has said: its grid (once a full frame came) and what is drawn
+/// with it, and how often the grid changed with which rows, for in-place repaints.
+#[derive(Debug, Default)]
+struct Mirror {
+    grid: Option<PaneGrid>,
+    /// How far the pane is scrolled back (its scrollbar).
+    scroll: ScrollPosition,
     modes: PaneModes,
     copy: Option<CopyView>,
+    /// Bumped whenever the grid changes, so a paint task can tell whose grid moved.
+    changes: u64,
+    /// Which rows changed at which change number.
+    marks: rows::RowMarks,
 }
 
-/// The grid-mirroring rule of [`Screens::apply_damage`]; true when a grid changed.
-fn apply_damage(grids: &mut HashMap<PaneKey, PaneGrid>, key: PaneKey, damage: GridDamage) -> bool {
-    let grid = if damage.full {
-        grids.insert(key, PaneGrid::blank(damage.cols, damage.rows));
-        grids.get_mut(&key)
-    } else {
-        grids.get_mut(&key).filter(|g| (g.cols, g.rows) == (damage.cols, damage.rows))
-    };
+/// The mirrors as composition reads them, while [`Screens::with_grids`] holds the lock.
+struct Mirrors<'a>(&'a HashMap<PaneKey, Mirror>);
+
+impl Mirrors<'_> {
+    fn get(&self, key: &PaneKey) -> Option<&PaneGrid> {
+        self.0.get(key)?.grid.as_ref()
+    }
+
+    fn scroll(&self, key: &PaneKey) -> ScrollPosition {
+        self.0.get(key).map(|m| m.scroll).unwrap_or_default()
+    }
+
+    fn copy(&self, key: &PaneKey) -> Option<&CopyView> {
+        self.0.get(key)?.copy.as_ref()
+    }
+
+    /// No pane has a mirrored grid.
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
+        self.0.values().all(|m| m.grid.is_none())
+    }
+}
+
+impl std::ops::Index<&PaneKey> for Mirrors<'_> {
+    type Output = PaneGrid;
+
+    fn index(&self, key: &PaneKey) -> &PaneGrid {
+        self.get(key).expect("a mirrored grid for this pane")
+    }
+}
+
+/// The grid-mirroring rule of [`Screens::apply_damage`]; true when the grid changed.
+fn apply_damage(slot: &mut Option<PaneGrid>, damage: GridDamage) -> bool {
+    if damage.full {
+        *slot = Some(PaneGrid::blank(damage.cols, damage.rows));
+    }
+    let grid = slot.as_mut().filter(|g| (g.cols, g.rows) == (damage.cols, damage.rows));
     let Some(grid) = grid else { return false };
     let cols = usize::from(grid.cols);
     for (y, cells) in damage.lines {

@@ -401,8 +401,8 @@ fn compose_view(
         }
         for (key, pane_id) in panes {
             if let Some(pane) = model.panes.get_mut(pane_id) {
-                pane.scroll = hub.shared.screens.scroll(*key);
-                pane.copy = hub.shared.screens.copy_view(*key);
+                pane.scroll = grids.scroll(key);
+                pane.copy = grids.copy(key).cloned();
             }
         }
         compose_reusing(spare, &model, &options, config.theme(), view.cols, view.rows)

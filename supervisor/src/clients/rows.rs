@@ -4,11 +4,7 @@
 //!
 //! Pure bookkeeping; the paint task decides when it may use it.
 
-use std::collections::HashMap;
-
 use herdr_protocol::ipc::GridDamage;
-
-use crate::session::PaneKey;
 
 /// One pane's marks.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -48,9 +44,6 @@ impl RowMarks {
         Some(changed.filter_map(|(y, _)| u16::try_from(y).ok()).collect())
     }
 }
-
-/// Every mirrored pane's marks.
-pub(super) type Marks = HashMap<PaneKey, RowMarks>;
 
 #[cfg(test)]
 mod tests {
