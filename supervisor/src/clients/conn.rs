@@ -224,8 +224,12 @@ impl Connection {
                 }
                 _ = &mut *paint => return ReadEnd::PaintEnded,
                 Ok(()) = self.config.changed() => self.config_changed(),
-                () = self.copying.session_changed() => self.check_copy(),
-                Ok(()) = self.hub_events.changed() => self.track_focus(),
+                // A session event may move the focus: this client's pane history, and copy mode
+                // ending when its pane lost the focus or closed.
+                Ok(()) = self.hub_events.changed() => {
+                    self.track_focus();
+                    self.check_copy();
+                }
             }
         }
     }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use herdr_protocol::client::ServerToClient;
 use herdr_protocol::ipc::CopyRequest;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 
 use super::Connection;
 use crate::clients::Hub;
@@ -27,8 +27,6 @@ pub(super) struct Copying {
     client: ClientId,
     /// Copy mode is on for this pane.
     pub session: Option<CopySession>,
-    /// Wakes on session events, so copy mode notices focus moving or its pane closing.
-    pub events: watch::Receiver<u64>,
     /// The last left press that started a selection, for double-click detection.
     pub last_click: Option<super::select::Click>,
     /// The pane whose mouse selection may still be shown.
@@ -50,15 +48,7 @@ impl Copying {
         control: mpsc::UnboundedSender<ServerToClient>,
     ) -> Self {
         let queue = CopyQueue::start(hub.shared.clone(), control);
-        let events = hub.shared.hub.watch();
-        Copying { hub: hub.clone(), client, session: None, events, last_click: None, selected: None, queue }
-    }
-
-    /// Resolves when a session event arrives while copy mode is on (never otherwise).
-    pub(super) async fn session_changed(&mut self) {
-        if self.session.is_none() || self.events.changed().await.is_err() {
-            std::future::pending::<()>().await;
-        }
+        Copying { hub: hub.clone(), client, session: None, last_click: None, selected: None, queue }
     }
 }
 
@@ -82,7 +72,6 @@ impl Connection {
             return;
         }
         self.copying.queue.send(pane, CopyRequest::Enter, false);
-        self.copying.events.borrow_and_update();
         self.copying.session = Some(CopySession { pane, keys: CopyKeys::new() });
         self.show_badge(ModeBadge::Copy);
     }
