@@ -11,28 +11,52 @@
 //! [`IPC_VERSION`] and answers [`WorkerToSupervisor::Hello`] or [`WorkerToSupervisor::Refused`]
 //! and exits. After a successful `Start::Spawn`, the worker sends [`WorkerToSupervisor::Spawned`]
 //! with a dup of the PTY master fd, so the pane's program outlives a worker crash.
+//!
+//! Re-adoption: every worker also listens on its own socket ([`WorkerIdentity::socket`],
+//! `<session runtime dir>/workers/<pane uid>.sock`, 0600 in a 0700 dir). A worker whose link
+//! closes without a `Shutdown` (its supervisor died) keeps its program, PTY, terminal and
+//! scrollback and waits there for a new supervisor of the same session, at most
+//! [`WorkerIdentity::orphan_timeout_ms`]. That supervisor connects, the worker checks the peer's
+//! uid, and the first frame must be [`SupervisorToWorker::Adopt`] with the session secret; the
+//! worker answers [`WorkerToSupervisor::Adopted`] (a dup of the PTY master fd beside it) and
+//! then re-sends its state as ordinary events (title, cwds, agent identity, screen state, and
+//! `Exited` if the program ended while nobody was linked). The connection is from then on the
+//! worker's link, exactly like the inherited one.
 
 use serde::{Deserialize, Serialize};
 
 use crate::grid::{CursorPlacement, GridCell};
 
 /// Bumped whenever any type in this module changes shape.
-pub const IPC_VERSION: u32 = 8;
+pub const IPC_VERSION: u32 = 9;
 
 /// Shortest time between two damages of the focused pane (about 120 a second).
 pub const FOCUSED_FRAME_INTERVAL_MS: u64 = 8;
 /// Shortest time between two damages of any other visible pane (30 a second).
 pub const BACKGROUND_FRAME_INTERVAL_MS: u64 = 33;
 
+/// A restored pane whose program exits with a failure this soon after starting stays in the
+/// layout showing the error (see [`Start::Spawn`]).
+pub const HOLD_FAILURE_WINDOW_MS: u64 = 2_000;
+
 /// Largest frame either side accepts; a bigger length prefix is a protocol violation.
 pub const MAX_FRAME_LEN: usize = 32 * 1024 * 1024;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SupervisorToWorker {
-    /// First frame on the link. With `Start::Adopt`, the PTY master fd travels with this frame.
+    /// First frame on the inherited link. With `Start::Adopt`, the PTY master fd travels with
+    /// this frame.
     Hello {
         version: u32,
         start: Start,
+        identity: WorkerIdentity,
+    },
+    /// First frame on a connection to a worker's own socket: a new supervisor of the session
+    /// takes the worker over. Refused (and the connection closed, the worker still waiting) on a
+    /// version mismatch, a wrong secret, or while another supervisor is linked.
+    Adopt {
+        version: u32,
+        secret: String,
     },
     Request {
         id: u64,
@@ -46,12 +70,41 @@ pub enum SupervisorToWorker {
     Shutdown,
 }
 
+/// Who a worker is beyond its link, so a later supervisor can find it again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerIdentity {
+    /// The pane's stable uid (lowercase hex), persisted in `session.json`.
+    pub uid: String,
+    /// Where the worker listens for a re-adopting supervisor. The supervisor has created the
+    /// directory (0700); the worker binds the socket 0600, replacing a stale socket (one that
+    /// refuses connections) but never any other kind of file, and removes it when it exits.
+    pub socket: String,
+    /// The per-session secret an `Adopt` must carry. Never put in any environment.
+    pub secret: String,
+    /// How long the worker waits for a new supervisor after losing its link before it hangs up
+    /// its program and exits.
+    pub orphan_timeout_ms: u64,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Start {
     /// Open a new PTY of `cols` x `rows` and start `argv` (None: `$SHELL`, else `/bin/sh`) in
     /// `cwd` (None: inherit). `env` is applied in order on top of the worker's own environment,
     /// later entries winning; the supervisor puts the `HERDR_*` variables last.
-    Spawn { argv: Option<Vec<String>>, cwd: Option<String>, env: Vec<(String, String)>, cols: u16, rows: u16 },
+    ///
+    /// `hold_failure` (panes restored from `session.json`): when the program cannot start (the
+    /// cwd is gone, the executable is missing) or exits with a failure within
+    /// [`HOLD_FAILURE_WINDOW_MS`] of starting, the pane is not given up: the worker reports
+    /// [`WorkerEvent::StartFailed`] (after `Spawned`, which it sends either way) and stays,
+    /// its terminal showing what the program printed and then the error, until `Shutdown`.
+    Spawn {
+        argv: Option<Vec<String>>,
+        cwd: Option<String>,
+        env: Vec<(String, String)>,
+        cols: u16,
+        rows: u16,
+        hold_failure: bool,
+    },
     /// Take over a running program after a worker died: the PTY master fd travels with the
     /// `Hello` frame; `child_pid` is the program. The worker resizes the PTY (which nudges the
     /// program to redraw) and carries on.
@@ -383,8 +436,18 @@ pub enum WorkerToSupervisor {
         child_pid: i32,
     },
     /// The program could not be started (bad cwd, missing executable, ...). The worker exits.
+    /// (Not sent with `hold_failure`: see [`WorkerEvent::StartFailed`].)
     SpawnFailed {
         message: String,
+    },
+    /// Answer to [`SupervisorToWorker::Adopt`]: the worker is this supervisor's now. A dup of
+    /// the PTY master fd travels with this frame. `child_pid` is the pane's program (0 when a
+    /// held failure never started one); `cols` x `rows` the terminal's size.
+    Adopted {
+        worker_pid: i32,
+        child_pid: i32,
+        cols: u16,
+        rows: u16,
     },
     Response {
         id: u64,
@@ -399,6 +462,14 @@ pub enum WorkerEvent {
     Title(Option<String>),
     /// OSC 7 working directory reported by the program, decoded to a local path.
     Cwd(String),
+    /// The working directory of the pane's program as the OS reports it (`/proc/<pid>/cwd`),
+    /// sent when it differs from the last one sent: checked at start, after output (so a `cd`
+    /// at a prompt is reported once the prompt prints) and on adoption. What `session.json`
+    /// saves in preference to the program's own report. Never sent for a held failure.
+    LiveCwd(String),
+    /// A `hold_failure` pane's program could not start or failed at once; `message` says why
+    /// (also shown in the pane). The pane stays until closed.
+    StartFailed { message: String },
     /// Watch `watch` (a `WatchOutput` request id) started matching.
     OutputMatched { watch: u64, matched_line: String, read: ReadOutput },
     /// The foreground agent changed (upstream's `pane.agent_detected`). Agent labels are the
@@ -556,8 +627,16 @@ mod tests {
                     env: vec![],
                     cols: 80,
                     rows: 24,
+                    hold_failure: false,
+                },
+                identity: WorkerIdentity {
+                    uid: "0123456789abcdef".into(),
+                    socket: "/run/herdr/workers/0123456789abcdef.sock".into(),
+                    secret: "s3cret".into(),
+                    orphan_timeout_ms: 86_400_000,
                 },
             },
+            SupervisorToWorker::Adopt { version: IPC_VERSION, secret: "s3cret".into() },
             SupervisorToWorker::Request { id: 7, body: WorkerRequest::SendKeys(vec!["ctrl+c".into()]) },
             SupervisorToWorker::Shutdown,
         ];

@@ -25,6 +25,12 @@ pub const APP_DIR_NAME: &str = "herdr";
 pub const API_SOCKET_NAME: &str = "herdr.sock";
 /// File name of the binary client socket inside a session data dir.
 pub const CLIENT_SOCKET_NAME: &str = "herdr-client.sock";
+/// The session's saved layout, in its data dir.
+pub const SESSION_FILE_NAME: &str = "session.json";
+/// Inside a session's runtime dir: the per-pane worker sockets.
+pub const WORKERS_DIR_NAME: &str = "workers";
+/// Inside a session's runtime dir: the secret a supervisor shows a worker it re-adopts (0600).
+pub const SECRET_FILE_NAME: &str = "secret";
 /// Sub-directory of the config dir holding named sessions.
 pub const SESSIONS_DIR_NAME: &str = "sessions";
 /// The session name that means "the default session".
@@ -174,6 +180,16 @@ pub fn derive_client_socket(api_socket: &Path) -> PathBuf {
     let stem = stem.filter(|s| !s.is_empty()).unwrap_or_else(|| APP_DIR_NAME.to_owned());
     let parent = api_socket.parent().unwrap_or_else(|| Path::new(""));
     parent.join(format!("{stem}-client.sock"))
+}
+
+/// The session's runtime dir (0700), beside its API socket: `x/herdr.sock` → `x/herdr-run/`. It
+/// holds [`SECRET_FILE_NAME`] and [`WORKERS_DIR_NAME`]`/<pane uid>.sock`, so two sessions never
+/// share one, whichever way their sockets were chosen.
+pub fn runtime_dir(api_socket: &Path) -> PathBuf {
+    let stem = api_socket.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let stem = stem.filter(|s| !s.is_empty()).unwrap_or_else(|| APP_DIR_NAME.to_owned());
+    let parent = api_socket.parent().unwrap_or_else(|| Path::new(""));
+    parent.join(format!("{stem}-run"))
 }
 
 /// Resolves the session, data dir and both sockets.

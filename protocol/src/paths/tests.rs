@@ -142,3 +142,10 @@ fn client_socket_derivation() {
 fn missing_home_is_reported() {
     assert_eq!(resolve(None, &PathEnv::default()), Err(PathError::NoConfigHome));
 }
+
+#[test]
+fn runtime_dir_sits_beside_the_api_socket() {
+    assert_eq!(runtime_dir(Path::new("/t/herdr.sock")), PathBuf::from("/t/herdr-run"));
+    assert_eq!(runtime_dir(Path::new("/t/other.sock")), PathBuf::from("/t/other-run"));
+    assert_eq!(runtime_dir(Path::new("/t/custom-api")), PathBuf::from("/t/custom-api-run"));
+}
