@@ -1,13 +1,17 @@
 //! The end-to-end harness for herdr: real binaries, real PTYs, a hermetic temp runtime.
 //!
-//! - [`server::TestServer`]: one `herdr server` per test, killed with its whole process tree
-//!   on drop; raw socket requests ([`server::TestServer::request`]) and CLI runs
+//! - [`server::TestServer`]: one session per test (the foreground `herdr server`, and the next
+//!   one after [`server::TestServer::kill9`] / [`server::TestServer::stop`] and
+//!   [`server::TestServer::restart`]); on drop every process carrying the test's marker is
+//!   killed, workers re-parented to the test process included; raw socket requests ([`server::TestServer::request`]) and CLI runs
 //!   ([`server::TestServer::cli`]), every answer schema-checked as it arrives.
 //! - [`schema`]: the protocol-22 JSON Schema check used on every line.
 //! - [`wire`]: raw NDJSON exchanges for transport tests.
 //! - [`wait`]: `wait_until`, the only synchronisation the suites use.
 //! - [`procs`]: `/proc` reading (process trees, worker discovery, RSS).
 //! - [`panes`]: pane-level conveniences built on the public API (markers, counters, reads).
+//! - [`session_file`]: `session.json` read from disk (its panes, uids, shape), the upstream
+//!   fixtures, and the supervisor's `persist.save` log lines.
 //! - [`terminal`]: a client-protocol terminal client that keeps its screen as text.
 //! - [`agents`]: workspaces whose panes run the scripted fake agents (`e2e/fake-agents/`),
 //!   agent status probes and timestamped status subscriptions, for the agent suites.
@@ -21,6 +25,7 @@ pub mod panes;
 pub mod procs;
 pub mod schema;
 pub mod server;
+pub mod session_file;
 pub mod terminal;
 pub mod wait;
 pub mod wire;

@@ -79,6 +79,29 @@ pub fn wait_output(server: &TestServer, pane_id: &str, needle: &str, timeout: Du
     }
 }
 
+/// A program that prints `tick-1`, `tick-2`, … ten times a second until interrupted. Its own
+/// command line contains no `tick-<digit>`, so an echo never counts as a tick.
+pub const COUNTER: &str = "i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.1; done";
+
+/// The highest `tick-N` in the pane's recent output, if any; `None` too when the read fails
+/// (a server still starting, a pane not there).
+pub fn last_tick(server: &TestServer, pane_id: &str) -> Option<u64> {
+    let answer = server.request("pane.read", json!({"pane_id": pane_id, "source": "recent"}));
+    let text = answer["result"]["read"]["text"].as_str()?;
+    let pattern = regex::Regex::new(r"tick-(\d+)").expect("a valid regex");
+    pattern.captures_iter(text).filter_map(|c| c[1].parse().ok()).max()
+}
+
+/// Waits until the pane's counter has printed past `floor`; returns the highest tick seen.
+pub fn wait_tick_past(server: &TestServer, pane_id: &str, floor: u64) -> u64 {
+    crate::wait_until(&format!("{pane_id}'s counter to pass tick-{floor}"), crate::PATIENCE, || {
+        match last_tick(server, pane_id) {
+            Some(n) if n > floor => Ok(n),
+            seen => Err(format!("last tick {seen:?}")),
+        }
+    })
+}
+
 /// A word printed by a command whose own text does not contain it.
 #[derive(Debug, Clone)]
 pub struct Marker {

@@ -1,5 +1,5 @@
-//! Reading processes from `/proc`: the harness uses it to find the server's pane-workers, to
-//! kill the whole server tree on drop, and (in the benchmark's spirit) to sum CPU time.
+//! Reading processes from `/proc`: the harness uses it to find the test's pane-workers (by the
+//! test's marker in their environment), to kill every process of a test on drop, and (in the benchmark's spirit) to sum CPU time.
 //!
 //! Linux only. Processes can vanish between listing and reading; every reader treats that as
 //! "not there" rather than as an error.
@@ -109,6 +109,16 @@ pub fn environ_has(pid: i32, entry: &str) -> bool {
     fs::read(format!("/proc/{pid}/environ"))
         .map(|raw| raw.split(|&b| b == 0).any(|item| item == entry.as_bytes()))
         .unwrap_or(false)
+}
+
+/// Whether `pid` runs (exists and is not a zombie).
+pub fn alive(pid: i32) -> bool {
+    read(pid).is_some_and(|p| p.state != 'Z')
+}
+
+/// The working directory of `pid` (`/proc/<pid>/cwd`), `None` when unreadable.
+pub fn cwd(pid: i32) -> Option<std::path::PathBuf> {
+    fs::read_link(format!("/proc/{pid}/cwd")).ok()
 }
 
 /// `VmRSS` in KiB, from `/proc/<pid>/status`.

@@ -4,15 +4,22 @@
 //! whose folder the server must create itself), starts `herdr server` in the foreground as a
 //! child in its own process group, waits for `ping`, and on drop kills the whole tree: the
 //! server, its pane-workers, the panes' programs, and anything else that carries this test's
-//! marker in its environment (a detached server, a second server). Nothing here touches the
-//! user's real sockets or config: the child environment is cleared and rebuilt.
+//! marker in its environment (a detached server, a second server, workers that outlived a killed
+//! server and were re-parented to the test process). Nothing here touches the user's real
+//! sockets or config: the child environment is cleared and rebuilt.
+//!
+//! Durability drills: [`TestServer::kill9`] kills only the supervisor (its workers and their
+//! programs keep running), [`TestServer::restart`] starts the next supervisor of the same
+//! session with the same environment, appending to the same log, and [`TestServer::stop`] is
+//! `herdr server stop`. Workers and supervisors are found by the marker, not by parentage:
+//! after a crash a worker is nobody's child but the test process's.
 
 use std::collections::BTreeSet;
-use std::fs::{self, File};
+use std::fs::{self, OpenOptions};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, Once};
 use std::thread;
@@ -149,20 +156,58 @@ impl TestServer {
         command
     }
 
-    /// `herdr server` with this test's environment, in its own process group, logging to `log`.
+    /// `herdr server` with this test's environment, in its own process group, appending to `log`.
     pub fn server_command(&self, log: &Path) -> Command {
+        self.server_command_with(log, &[])
+    }
+
+    /// [`Self::server_command`] with extra arguments after `server` (e.g. `--no-session`). The
+    /// log is opened for appending: a worker that outlives its server still holds the same log
+    /// open, and the next server's lines must not overwrite it.
+    pub fn server_command_with(&self, log: &Path, args: &[&str]) -> Command {
         let mut command = self.command(binaries::binary("herdr"));
-        let out = File::create(log).expect("create the server log");
+        let out = OpenOptions::new().create(true).append(true).open(log).expect("open the server log");
         let err = out.try_clone().expect("dup the server log");
-        command.arg("server").stdin(Stdio::null()).stdout(out).stderr(err).process_group(0);
+        command.arg("server").args(args).stdin(Stdio::null()).stdout(out).stderr(err).process_group(0);
         command
     }
 
     /// Starts the foreground server and waits until it answers `ping`.
     pub fn start_server(&mut self) {
         assert!(self.child.is_none(), "the server is already started");
-        let child = self.server_command(&self.log).spawn().expect("start `herdr server`");
+        fs::write(&self.log, b"").expect("truncate the server log");
+        self.launch(&[]);
+    }
+
+    /// Starts the foreground server with extra arguments (e.g. `--no-session`), appending to
+    /// the log, and waits until it answers `ping`.
+    pub fn start_server_with(&mut self, args: &[&str]) {
+        assert!(self.child.is_none(), "the server is already started");
+        self.launch(args);
+    }
+
+    /// Starts the next foreground server of the same session, with the same environment and
+    /// the log appended, and waits until it answers `ping`. The previous foreground server must
+    /// be gone (killed with [`Self::kill9`], or exited after [`Self::stop`]).
+    pub fn restart(&mut self) {
+        self.restart_with(&[]);
+    }
+
+    /// [`Self::restart`] with extra arguments after `server`.
+    pub fn restart_with(&mut self, args: &[&str]) {
+        if let Some(mut previous) = self.child.take() {
+            match previous.try_wait() {
+                Ok(Some(_)) => {}
+                _ => panic!("restart: the previous server (pid {}) still runs", previous.id()),
+            }
+        }
+        self.launch(args);
+    }
+
+    fn launch(&mut self, args: &[&str]) {
+        let child = self.server_command_with(&self.log, args).spawn().expect("start `herdr server`");
         self.child = Some(child);
+        self.track_processes();
         wait_until("the server to answer ping", PATIENCE, || {
             if let Some(child) = self.child.as_mut()
                 && let Ok(Some(status)) = child.try_wait()
@@ -181,7 +226,51 @@ impl TestServer {
         });
     }
 
-    /// The pid of the foreground server.
+    /// `kill -9` of the foreground server alone (not its process group: its workers and their
+    /// programs are left running), reaped. Returns the killed pid.
+    pub fn kill9(&mut self) -> i32 {
+        self.track_processes();
+        let mut child = self.child.take().expect("the server is started");
+        let pid = i32::try_from(child.id()).expect("pids fit in i32");
+        kill(Pid::from_raw(pid), Signal::SIGKILL).expect("kill -9 the server");
+        child.wait().expect("reap the killed server");
+        pid
+    }
+
+    /// `herdr server stop`, asserted to succeed, then waits until the foreground server exited;
+    /// returns its exit status.
+    pub fn stop(&mut self) -> ExitStatus {
+        let stop = self.cli(&["server", "stop"]);
+        assert!(stop.status.success(), "`herdr server stop` failed: {stop:?}\nlog:\n{}", self.log_tail());
+        wait_until("the server process to exit after `server stop`", PATIENCE, || {
+            self.server_exited().ok_or_else(|| "still running".to_owned())
+        })
+    }
+
+    /// Sends `signal` to the foreground server (e.g. SIGTERM).
+    pub fn signal(&self, signal: Signal) {
+        kill(Pid::from_raw(self.server_pid()), signal).expect("signal the server");
+    }
+
+    /// The session's saved layout: `session.json` in the default session's data dir
+    /// (`$XDG_CONFIG_HOME/herdr/`).
+    pub fn session_json_path(&self) -> PathBuf {
+        self.data_dir().join(herdr_protocol::paths::SESSION_FILE_NAME)
+    }
+
+    /// The default session's data dir (`$XDG_CONFIG_HOME/herdr/`).
+    pub fn data_dir(&self) -> PathBuf {
+        self.root.path().join("config").join(herdr_protocol::paths::APP_DIR_NAME)
+    }
+
+    /// The session's runtime dir beside the API socket (`<tmp>/sock/herdr-run/`): the secret and
+    /// the workers' own sockets.
+    pub fn runtime_dir(&self) -> PathBuf {
+        herdr_protocol::paths::runtime_dir(&self.socket)
+    }
+
+    /// The pid of the foreground server (the one [`Self::start_server`] or [`Self::restart`]
+    /// started).
     pub fn server_pid(&self) -> i32 {
         let child = self.child.as_ref().expect("the server is started");
         i32::try_from(child.id()).expect("pids fit in i32")
@@ -202,11 +291,38 @@ impl TestServer {
         procs::tree(self.server_pid())
     }
 
-    /// The live `herdr-pane-worker` processes below the server.
-    pub fn workers(&self) -> Vec<ProcInfo> {
-        self.process_tree()
+    /// The `KEY=VALUE` environment entry every process started for this test carries.
+    pub fn marker_entry(&self) -> String {
+        format!("{MARKER_VAR}={}", self.root.path().display())
+    }
+
+    /// The live (not zombie) processes carrying this test's marker, wherever they are in the
+    /// process tree: servers (foreground or started by a client), workers, pane programs.
+    pub fn marked_processes(&self) -> Vec<ProcInfo> {
+        let marker = self.marker_entry();
+        let me = i32::try_from(std::process::id()).expect("pids fit in i32");
+        procs::all()
             .into_iter()
-            .filter(|p| p.is_program("herdr-pane-worker") && p.state != 'Z')
+            .filter(|p| p.pid != me && p.state != 'Z' && procs::environ_has(p.pid, &marker))
+            .collect()
+    }
+
+    /// The live `herdr-pane-worker` processes of this test, found by the marker: after a
+    /// supervisor crash they are re-parented to the test process, not below any server.
+    pub fn workers(&self) -> Vec<ProcInfo> {
+        self.marked_processes().into_iter().filter(|p| p.is_program("herdr-pane-worker")).collect()
+    }
+
+    /// The live supervisors of this test (`herdr server [--flags]`, foreground or started by an
+    /// attached client), found by the marker.
+    pub fn supervisors(&self) -> Vec<ProcInfo> {
+        self.marked_processes()
+            .into_iter()
+            .filter(|p| {
+                p.is_program("herdr")
+                    && p.cmdline.get(1).is_some_and(|arg| arg == "server")
+                    && p.cmdline.iter().skip(2).all(|arg| arg.starts_with('-'))
+            })
             .collect()
     }
 
@@ -313,8 +429,14 @@ impl TestServer {
         output
     }
 
-    fn log_tail(&self) -> String {
-        let text = self.log_text();
+    /// The last 80 lines of the server log (and of `herdr-server.log` in the data dir, where a
+    /// server started by an attached client logs).
+    pub fn log_tail(&self) -> String {
+        let mut text = self.log_text();
+        let detached = self.data_dir().join("herdr-server.log");
+        if let Ok(more) = fs::read_to_string(&detached) {
+            text.push_str(&format!("--- {} ---\n{more}", detached.display()));
+        }
         let lines: Vec<&str> = text.lines().collect();
         lines[lines.len().saturating_sub(80)..].join("\n")
     }
@@ -322,7 +444,7 @@ impl TestServer {
     /// Every process that belongs to this test: the server's tree plus anything carrying the
     /// marker (a detached or second server started from this environment, and their trees).
     fn owned_processes(&self) -> Vec<i32> {
-        let marker = format!("{MARKER_VAR}={}", self.root.path().display());
+        let marker = self.marker_entry();
         let me = i32::try_from(std::process::id()).expect("pids fit in i32");
         let mut pids: Vec<i32> = self
             .child
