@@ -10,6 +10,8 @@
 //! - [`wait`]: `wait_until`, the only synchronisation the suites use.
 //! - [`procs`]: `/proc` reading (process trees, worker discovery, RSS).
 //! - [`panes`]: pane-level conveniences built on the public API (markers, counters, reads).
+//! - [`layout`]: a session's layout through the API minus what legitimately differs between two
+//!   supervisors of it, for comparing before and after a crash or a restore.
 //! - [`session_file`]: `session.json` read from disk (its panes, uids, shape), the upstream
 //!   fixtures, and the supervisor's `persist.save` log lines.
 //! - [`terminal`]: a client-protocol terminal client that keeps its screen as text.
@@ -21,6 +23,7 @@
 pub mod agents;
 pub mod binaries;
 pub mod cli;
+pub mod layout;
 pub mod panes;
 pub mod procs;
 pub mod schema;

@@ -4,11 +4,13 @@
 //! that appears in the command would match the echo, not the output. [`Marker`] prints a word
 //! the command line does not contain.
 
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::procs;
 use crate::server::TestServer;
 
 /// The ids `workspace.create` hands back.
@@ -162,4 +164,73 @@ pub fn wait_foreground(server: &TestServer, pane_id: &str, name: &str) {
             .is_some_and(|list| list.iter().any(|process| process["name"] == name));
         if running { Ok(()) } else { Err(format!("{info}")) }
     });
+}
+
+/// One pane's program and the worker that owns its PTY.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
+    pub pane: String,
+    pub shell: i32,
+    pub worker: i32,
+}
+
+/// The program (`pane.process_info`'s `shell_pid`) and worker (the program's parent, which must
+/// be one of this test's `herdr-pane-worker`s) of each pane.
+pub fn programs(server: &TestServer, pane_ids: &[String]) -> Vec<Program> {
+    let workers = server.worker_pids();
+    pane_ids
+        .iter()
+        .map(|pane| {
+            let shell = shell_pid(server, pane);
+            let parent =
+                procs::read(shell).unwrap_or_else(|| panic!("{pane}'s program {shell} is not running"));
+            assert!(
+                workers.contains(&parent.ppid),
+                "{pane}'s program {shell} has parent {}, not one of this test's workers {workers:?}",
+                parent.ppid
+            );
+            Program { pane: pane.clone(), shell, worker: parent.ppid }
+        })
+        .collect()
+}
+
+/// Waits until the pane's program runs in `dir` (`/proc/<pid>/cwd`).
+pub fn wait_cwd(server: &TestServer, pane_id: &str, dir: &Path) {
+    crate::wait_until(&format!("{pane_id}'s program to run in {}", dir.display()), crate::PATIENCE, || {
+        let shell = shell_pid(server, pane_id);
+        match procs::cwd(shell) {
+            Some(cwd) if cwd == dir => Ok(()),
+            other => Err(format!("program {shell} runs in {other:?}")),
+        }
+    });
+}
+
+/// What a restored pane whose program could not start shows (case-insensitive, any of these).
+pub const START_ERROR_PHRASES: &[&str] = &[
+    "could not start",
+    "couldn't start",
+    "cannot start",
+    "can't start",
+    "failed to start",
+    "no such file or directory",
+    "does not exist",
+];
+
+/// Waits until the pane's visible text shows why its program could not start in `missing`:
+/// one of [`START_ERROR_PHRASES`] and the path (which may wrap across rows).
+pub fn wait_start_error(server: &TestServer, pane_id: &str, missing: &str) {
+    crate::wait_until(
+        &format!("{pane_id} to show why it could not start in {missing}"),
+        crate::PATIENCE,
+        || {
+            let visible = read(server, pane_id, "visible");
+            let joined = visible.replace('\n', "");
+            let lower = visible.to_lowercase();
+            if joined.contains(missing) && START_ERROR_PHRASES.iter().any(|phrase| lower.contains(phrase)) {
+                Ok(())
+            } else {
+                Err(format!("visible text:\n{visible}"))
+            }
+        },
+    );
 }

@@ -116,6 +116,14 @@ pub fn alive(pid: i32) -> bool {
     read(pid).is_some_and(|p| p.state != 'Z')
 }
 
+/// Waits until none of `pids` runs any more (`what` names the condition).
+pub fn wait_gone(what: &str, pids: &[i32]) {
+    crate::wait_until(what, crate::PATIENCE, || {
+        let running: Vec<i32> = pids.iter().copied().filter(|&pid| alive(pid)).collect();
+        if running.is_empty() { Ok(()) } else { Err(format!("still running: {running:?}")) }
+    });
+}
+
 /// The working directory of `pid` (`/proc/<pid>/cwd`), `None` when unreadable.
 pub fn cwd(pid: i32) -> Option<std::path::PathBuf> {
     fs::read_link(format!("/proc/{pid}/cwd")).ok()

@@ -214,15 +214,7 @@ impl TestServer {
             {
                 panic!("`herdr server` exited early with {status}; log:\n{}", self.log_text());
             }
-            match wire::exchange(
-                &self.socket,
-                b"{\"id\":\"e2e:boot\",\"method\":\"ping\",\"params\":{}}\n",
-                PATIENCE,
-            ) {
-                Ok(Reply::Line(line)) => self.check_line(&line).map(|_| ()).map_err(|e| e.to_string()),
-                Ok(other) => Err(format!("{other:?}")),
-                Err(error) => Err(error.to_string()),
-            }
+            self.answers_ping()
         });
     }
 
@@ -311,6 +303,46 @@ impl TestServer {
     /// supervisor crash they are re-parented to the test process, not below any server.
     pub fn workers(&self) -> Vec<ProcInfo> {
         self.marked_processes().into_iter().filter(|p| p.is_program("herdr-pane-worker")).collect()
+    }
+
+    /// The pids of this test's live workers, sorted.
+    pub fn worker_pids(&self) -> Vec<i32> {
+        let mut pids: Vec<i32> = self.workers().iter().map(|w| w.pid).collect();
+        pids.sort_unstable();
+        pids
+    }
+
+    /// The sockets in the session's `workers/` dir (one per live worker).
+    pub fn worker_sockets(&self) -> Vec<PathBuf> {
+        let dir = self.runtime_dir().join(herdr_protocol::paths::WORKERS_DIR_NAME);
+        let Ok(entries) = fs::read_dir(&dir) else { return Vec::new() };
+        let mut sockets: Vec<PathBuf> = entries
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|path| path.extension().is_some_and(|ext| ext == "sock"))
+            .collect();
+        sockets.sort();
+        sockets
+    }
+
+    /// Whether the session's API socket answers `ping` now: `Err` says what happened instead
+    /// (nothing listening, no answer), for waits across a supervisor's absence.
+    pub fn answers_ping(&self) -> Result<(), String> {
+        match wire::exchange(
+            &self.socket,
+            b"{\"id\":\"e2e:ping\",\"method\":\"ping\",\"params\":{}}\n",
+            PATIENCE,
+        ) {
+            Ok(Reply::Line(line)) => self.check_line(&line).map(|_| ()),
+            Ok(other) => Err(format!("{other:?}")),
+            Err(error) => Err(error.to_string()),
+        }
+    }
+
+    /// A folder `work/<name>` under the test's temp dir, created (a pane's cwd).
+    pub fn work_dir(&self, name: &str) -> PathBuf {
+        let dir = self.root.path().join("work").join(name);
+        fs::create_dir_all(&dir).expect("create a work dir");
+        dir
     }
 
     /// The live supervisors of this test (`herdr server [--flags]`, foreground or started by an

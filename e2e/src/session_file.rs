@@ -59,6 +59,28 @@ pub fn pane_uids(saved: &Value) -> Vec<String> {
     uids
 }
 
+/// The saved cwds of every pane in layout order: workspaces, their tabs (a legacy pre-tabs
+/// workspace is its own single tab), each tab's layout tree first before second.
+pub fn layout_cwds(saved: &Value) -> Vec<String> {
+    let mut cwds = Vec::new();
+    for workspace in saved["workspaces"].as_array().into_iter().flatten() {
+        let tabs = workspace["tabs"].as_array().cloned().unwrap_or_else(|| vec![workspace.clone()]);
+        for tab in &tabs {
+            collect_cwds(&tab["layout"], &tab["panes"], &mut cwds);
+        }
+    }
+    cwds
+}
+
+fn collect_cwds(node: &Value, panes: &Value, out: &mut Vec<String>) {
+    if let Some(raw) = node.get("Pane") {
+        out.push(panes[raw.to_string()]["cwd"].as_str().unwrap_or_default().to_owned());
+    } else if let Some(split) = node.get("Split") {
+        collect_cwds(&split["first"], panes, out);
+        collect_cwds(&split["second"], panes, out);
+    }
+}
+
 /// How many workspaces and tabs the file holds.
 pub fn shape(saved: &Value) -> (usize, usize) {
     let workspaces = saved["workspaces"].as_array().map_or(0, Vec::len);
@@ -116,6 +138,13 @@ mod tests {
         let dev = read(&fixture("current-herdr-dev-session.json")).expect("a JSON fixture");
         assert_eq!(panes(&dev).len(), 4);
         assert_eq!(shape(&dev), (2, 3));
+        let project = |name: &str| format!("/home/test/projects/{name}");
+        assert_eq!(
+            layout_cwds(&dev),
+            [project("project-a"), project("project-a"), project("project-c"), project("project-a")]
+        );
+        let legacy = read(&fixture("legacy-pre-tabs-v2.json")).expect("a JSON fixture");
+        assert_eq!(layout_cwds(&legacy), ["/tmp/pion", "/tmp/herdr"]);
     }
 
     #[test]
