@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """herdr vs tmux on this machine, in one run. Prints a markdown table and writes it to --out.
 
-Suites (select with --only core,agents,tui; default all; bench/README.md has each method):
+Suites (select with --only core,agents,tui,durability; default all; bench/README.md has each
+method):
   core    output consumption, pane read latency, idle CPU and wakeups, RSS (20 shell panes)
   agents  blocker-to-event latency, detection CPU with 20 agent panes (scripted fake agents)
   tui     keystroke echo latency (idle / hidden flood / visible flood), idle bytes to an
           attached client, CPU of server + client under a 60 Hz spinner (a python pty is the
           terminal for both)
+  durability  kill -9 of the supervisor with 1/20/100 panes until every pane answers again
+          (re-adoption), session.json save time and size with 100 panes (herdr only)
 
 Public tools only: tmux, python3, /proc. No timed assertions: this measures, it never fails on
-a number. Everything it starts is killed at the end (own process group + /proc tree walk).
+a number. Everything it starts is killed at the end (own process group + /proc tree walk; the
+durability suite, whose workers outlive their supervisor, by a marker in their environment).
 """
 
 import argparse
@@ -23,6 +27,7 @@ sys.dont_write_bytecode = True  # keep the repo free of __pycache__
 
 import agents_suite  # noqa: E402
 import core  # noqa: E402
+import durability  # noqa: E402
 import report  # noqa: E402
 import tui_suite  # noqa: E402
 
@@ -30,6 +35,7 @@ SUITES = {
     "core": ("Core: 20 shell panes", core.run),
     "agents": ("Agents (issue 3): scripted fake agents", agents_suite.run),
     "tui": ("Terminal UI (issue 4): attached in a python pty", tui_suite.run),
+    "durability": ("Durability: supervisor kill -9 and session.json (herdr only)", durability.run),
 }
 
 
@@ -48,6 +54,8 @@ def main():
     parser.add_argument("--tui-seconds", type=int, default=10)
     # tmux's default status line redraws every 15 s (status-interval); a longer window sees it.
     parser.add_argument("--idle-bytes-seconds", type=int, default=16)
+    parser.add_argument("--durability-rounds", type=int, default=3)
+    parser.add_argument("--save-samples", type=int, default=10)
     args = parser.parse_args()
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in SUITES]
