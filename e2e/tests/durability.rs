@@ -579,11 +579,16 @@ fn an_attached_client_starts_the_next_supervisor_itself_and_reconnects() {
             found => Err(format!("supervisors {found:?}")),
         }
     });
-    tmux.wait_screen("the pane's content shown again, reconnected", |s| {
-        s.contains(&before.word) && !s.to_lowercase().contains("reconnecting")
-    });
     assert_eq!(layout::pane_ids(&server), vec![pane.clone()], "the same pane");
     assert_eq!(panes::shell_pid(&server, &pane), shell, "the same shell");
+
+    // Output that exists only since the crash reaching the attached screen shows the client is
+    // painted by the new supervisor; the marker from before shows the adopted screen came back.
+    let after = Marker::new("AFTER");
+    panes::run(&server, &pane, &after.command);
+    tmux.wait_screen("the pane's content shown again by the new supervisor", |s| {
+        s.contains(&after.word) && s.contains(&before.word) && !s.to_lowercase().contains("reconnecting")
+    });
 
     let word = Marker::new("RECONNECTED").word;
     tmux.keys(&[&format!("echo back-{word}"), "Enter"]);
