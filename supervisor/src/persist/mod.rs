@@ -1,6 +1,6 @@
-//! Session persistence on disk: the `session.json` format ([`snapshot`], upstream herdr's v3
-//! schema plus our pane uids), reading and atomically replacing the file ([`file`]), and the
-//! load-failure backups beside it ([`backup`]).
+//! Session persistence on disk: the `session.json` format (`snapshot`, upstream herdr's v3
+//! schema plus our pane uids), reading and atomically replacing the file (`file`), and the
+//! load-failure backups beside it (`backup`).
 //!
 //! Not here: turning the session model into a snapshot and back (`session::persist`, pure), and
 //! deciding when to save (the supervisor runtime: debounce, shutdown, `--no-session`).

@@ -63,7 +63,10 @@ pub enum SpawnOrigin {
     /// Created now (API, TUI, layout apply): start a fresh program.
     New,
     /// Rebuilt from `session.json` ([`Session::restore`]): re-adopt the live worker with this
-    /// uid if there is one, else start the program with failures held in the pane.
+    /// uid if there is one. Otherwise the process is gone, and the user-facing contract is that
+    /// the pane comes back as a shell in its cwd (or as its agent's native resume), with start
+    /// failures held in the pane: `argv` then only says what the pane ran before, and the
+    /// runtime calls [`Session::clear_pane_program`] once it starts something else.
     Restored,
     /// A live worker the saved layout did not know ([`Session::add_recovered_pane`]): adopt it.
     Recovered,
@@ -268,6 +271,14 @@ impl Session {
     pub fn set_pane_program(&mut self, key: PaneKey, argv: Vec<String>) {
         if let Some(pane) = self.panes.get_mut(&key) {
             pane.argv = Some(argv);
+        }
+    }
+
+    /// The pane no longer runs the program it was started with (a restored command pane came
+    /// back as a shell), so exports and the next save must not name it.
+    pub fn clear_pane_program(&mut self, key: PaneKey) {
+        if let Some(pane) = self.panes.get_mut(&key) {
+            pane.argv = None;
         }
     }
 

@@ -136,6 +136,10 @@ fn a_session_survives_save_and_restore_with_its_ids() {
     let editor = fx.spawns.iter().find(|sp| sp.argv.is_some()).expect("the command pane");
     assert_eq!(editor.argv.as_deref(), Some(&["vim".to_owned(), "notes.md".to_owned()][..]));
     assert_eq!(editor.pane_id, "w2:p3");
+    // A restored command pane that came back as a shell stops naming its old program.
+    let mut shell = restored.clone();
+    shell.clear_pane_program(editor.pane);
+    assert_eq!(shell.to_snapshot().workspaces[0].tabs[1].panes[&2].launch_argv, None);
     let logs = fx.spawns.iter().find(|sp| sp.pane_id == "w1:p3").expect("logs");
     assert_eq!(logs.cwd.as_deref(), Some("/src/api/logs"));
 
