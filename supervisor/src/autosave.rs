@@ -120,14 +120,12 @@ impl Autosave {
             }
         }
         let lock = Arc::clone(&self.write_lock);
-        let (result, bytes) = tokio::task::spawn_blocking(move || {
+        let written = tokio::task::spawn_blocking(move || {
             let _one_writer = lock.lock().unwrap_or_else(PoisonError::into_inner);
-            let result = timed_write(&path, &bytes);
-            (result, bytes)
+            timed_write(&path, &bytes).ok().map(|()| bytes)
         })
-        .await
-        .unwrap_or_else(|e| (Err(std::io::Error::other(e.to_string())), Vec::new()));
-        if result.is_ok() {
+        .await;
+        if let Ok(Some(bytes)) = written {
             let mut state = self.state();
             if !state.stopped {
                 state.written = Some(bytes);
@@ -158,7 +156,7 @@ impl Autosave {
     }
 }
 
-fn timed_write(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+fn timed_write(path: &std::path::Path, bytes: &[u8]) -> Result<(), persist::WriteError> {
     let started = Instant::now();
     let result = persist::write_atomic(path, bytes);
     match &result {

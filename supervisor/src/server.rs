@@ -128,7 +128,7 @@ fn load_session(config: &ServerConfig) -> (Session, Autosave, Effects) {
     if !config.persist {
         return (empty(), Autosave::disabled(), Effects::default());
     }
-    let path = config.data_dir.join(herdr_protocol::paths::SESSION_FILE_NAME);
+    let path = config.data_dir.join(persist::SESSION_FILE);
     match persist::load(&path) {
         persist::LoadOutcome::Missing => (empty(), Autosave::to(path, None), Effects::default()),
         persist::LoadOutcome::Loaded(snapshot) => {
@@ -137,7 +137,14 @@ fn load_session(config: &ServerConfig) -> (Session, Autosave, Effects) {
             log::info!("persist.load path={} panes={}", path.display(), effects.spawns.len());
             (session, Autosave::to(path, on_disk), effects)
         }
-        persist::LoadOutcome::Failed { reason, original } => {
+        persist::LoadOutcome::Failed { reason, original: None } => {
+            log::error!(
+                "persist.load_failed path={}: {reason}; not saving this session, so the file stays as it is",
+                path.display()
+            );
+            (empty(), Autosave::disabled(), Effects::default())
+        }
+        persist::LoadOutcome::Failed { reason, original: Some(original) } => {
             log::warn!("persist.load_failed path={}: {reason}", path.display());
             match persist::backup_original(&path, &original) {
                 Ok(backup) => {
