@@ -247,7 +247,7 @@ impl TestServer {
     /// The session's saved layout: `session.json` in the default session's data dir
     /// (`$XDG_CONFIG_HOME/herdr/`).
     pub fn session_json_path(&self) -> PathBuf {
-        self.data_dir().join(herdr_protocol::paths::SESSION_FILE_NAME)
+        self.data_dir().join("session.json")
     }
 
     /// The default session's data dir (`$XDG_CONFIG_HOME/herdr/`).
