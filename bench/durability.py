@@ -7,6 +7,7 @@ Not here: anything tmux, or an attached terminal (tui_suite.py).
 """
 
 import ctypes
+import json
 import os
 import re
 import signal
@@ -79,6 +80,15 @@ class DurableHerdr(Herdr):
 
     def marked(self):
         return [pid for pid in all_pids() if pid != os.getpid() and environ_has(pid, self.marker)]
+
+    def saved_panes(self):
+        """How many panes session.json lists (0 while it is missing or unreadable)."""
+        try:
+            with open(os.path.join(self.root, "config", "herdr", "session.json")) as f:
+                saved = json.load(f)
+        except (OSError, ValueError):
+            return 0
+        return sum(len(tab.get("panes", {})) for ws in saved.get("workspaces", []) for tab in ws.get("tabs", []))
 
     def log_saves(self):
         try:
@@ -178,8 +188,15 @@ def run(args, root):
                 herdr.run(pane, f"printf 'READY-%s\\n' {i}")
             for i, pane in enumerate(panes):
                 herdr.wait(pane, f"READY-{i}")
+            # A crash drill starts from a saved layout (session.json follows changes within about
+            # a second; panes it does not list yet are adopted into a "recovered" workspace).
+            deadline = time.monotonic() + 30
+            while herdr.saved_panes() != count and time.monotonic() < deadline:
+                time.sleep(0.05)
             pinged, answered, failure = [], [], None
-            for _ in range(rounds):
+            if herdr.saved_panes() != count:
+                failure = f"session.json never listed the {count} panes"
+            for _ in range(rounds if not failure else 0):
                 result, failure = readopt_once(herdr, panes)
                 if result is None:
                     break
