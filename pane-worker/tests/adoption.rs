@@ -289,6 +289,8 @@ fn requests_from_the_dead_supervisor_are_forgotten() {
     state_events(&mut w);
     w.run("echo later-$((3*3))");
     w.wait_substring("later-9");
+    // One more round trip: whatever the worker sent for that output is stashed before its answer.
+    w.text(ReadSource::Visible);
     // The wait above answered on this link; the dead supervisor's wait and watch did not.
     assert!(
         !w.stash.iter().any(|f| matches!(f,
