@@ -111,8 +111,10 @@ pub enum Plan {
     /// `api schema`: the embedded schema, printed or written to a file; no socket.
     Schema(api::SchemaArgs),
     Status(status::StatusArgs),
-    ServerForeground,
-    ServerDetach,
+    /// `herdr server [--no-session]`.
+    ServerForeground { no_session: bool },
+    /// `herdr server --detach [--no-session]`.
+    ServerDetach { no_session: bool },
     ServerStop,
     /// `agent start`: a guarded conversation of several requests.
     AgentStart(agent::start::StartArgs),
@@ -135,8 +137,8 @@ pub fn plan(command: Command, caller: &Caller) -> Result<Plan, UsageError> {
             (Some(ServerAction::ReloadAgentManifests), _) => {
                 Plan::Call(server::reload_agent_manifests_call())
             }
-            (None, true) => Plan::ServerDetach,
-            (None, false) => Plan::ServerForeground,
+            (None, true) => Plan::ServerDetach { no_session: args.no_session },
+            (None, false) => Plan::ServerForeground { no_session: args.no_session },
         },
         Command::Session(cmd) => Plan::Session(cmd),
         Command::Api(api::ApiCommand::Snapshot) => Plan::Call(api::snapshot_call()),
@@ -169,8 +171,8 @@ fn dispatch(command: Command, session: Option<&str>, caller: &Caller) -> Rendere
         Plan::Integration(cmd) => Ok(integration::run(&cmd, &herdr_integrations::Env::from_process_env())),
         Plan::Call(call) => target().map(|t| call::run(&t, &call)),
         Plan::Status(args) => target().map(|t| status::run(&args, &t)),
-        Plan::ServerForeground => target().map(|t| server::run_foreground(&t)),
-        Plan::ServerDetach => target().map(|t| server::detach(&t)),
+        Plan::ServerForeground { no_session } => target().map(|t| server::run_foreground(&t, no_session)),
+        Plan::ServerDetach { no_session } => target().map(|t| server::detach(&t, no_session)),
         Plan::ServerStop => target().map(|t| server::stop(&t)),
         Plan::AgentStart(args) => target().map(|t| agent::start::run_against(&t, &args)),
     };

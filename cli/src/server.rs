@@ -17,8 +17,9 @@ use crate::output::{self, EXIT_ERROR, Rendered};
 use crate::request::{ApiCall, ApiRequest, Reply};
 use crate::target::Target;
 
-/// How long `--detach` waits for the new server to answer `ping`.
-const DETACH_READY_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long `--detach` waits for the new server to answer `ping` (it answers once every saved
+/// pane is adopted or started again).
+const DETACH_READY_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long `server stop` waits for the sockets to go away.
 const STOP_TIMEOUT: Duration = Duration::from_secs(15);
 /// Poll interval while waiting for a server to come up or go away.
@@ -37,6 +38,9 @@ pub struct ServerArgs {
     /// `<session dir>/herdr-server.log`)
     #[arg(long)]
     pub detach: bool,
+    /// Neither restore nor save `session.json` (the layout starts empty and is not kept)
+    #[arg(long)]
+    pub no_session: bool,
     #[command(subcommand)]
     pub action: Option<ServerAction>,
 }
@@ -122,37 +126,41 @@ fn create_private_dir(dir: &Path) -> anyhow::Result<()> {
         .with_context(|| format!("cannot create the session directory {}", dir.display()))
 }
 
-fn server_config(target: &Target) -> anyhow::Result<herdr_supervisor::ServerConfig> {
+fn server_config(target: &Target, no_session: bool) -> anyhow::Result<herdr_supervisor::ServerConfig> {
     let bin_path = std::env::current_exe().context("cannot locate the herdr executable")?;
     let worker = worker_exe(std::env::var_os(WORKER_BIN_ENV).as_deref(), &bin_path);
+    let (config, _) = herdr_supervisor::config::load(&target.paths.config_dir.join("config.toml"));
     Ok(herdr_supervisor::ServerConfig {
         api_socket: target.paths.api_socket.clone(),
         client_socket: target.paths.client_socket.clone(),
         session_name: target.session_name().map(str::to_owned),
         worker_exe: worker,
         bin_path,
+        data_dir: target.paths.data_dir.clone(),
+        persist: !no_session,
+        orphan_timeout: Duration::from_secs(config.worker_orphan_timeout_secs),
     })
 }
 
 /// `herdr server`: blocks until the server stops.
-pub fn run_foreground(target: &Target) -> Rendered {
+pub fn run_foreground(target: &Target, no_session: bool) -> Rendered {
     herdr_supervisor::logging::init();
     let result = create_private_dir(&target.paths.data_dir)
-        .and_then(|()| server_config(target))
-        .and_then(herdr_supervisor::run);
+        .and_then(|()| server_config(target, no_session))
+        .and_then(herdr_supervisor::serve_blocking);
     match result {
         Ok(()) => Rendered::default(),
         Err(err) => Rendered::stderr(format!("herdr server: {err:#}\n"), EXIT_ERROR),
     }
 }
 
-/// `herdr server --detach`.
-pub fn detach(target: &Target) -> Rendered {
+/// `herdr server --detach [--no-session]`.
+pub fn detach(target: &Target, no_session: bool) -> Rendered {
     let socket = target.api_socket();
     if connect::answers_ping(socket) {
         return Rendered::stdout(format!("herdr server is already running at {}\n", socket.display()));
     }
-    match spawn_detached(target) {
+    match spawn_detached_with(target, no_session) {
         Ok(message) => Rendered::stdout(message),
         Err(err) => Rendered::stderr(format!("herdr server --detach: {err:#}\n"), EXIT_ERROR),
     }
@@ -161,6 +169,10 @@ pub fn detach(target: &Target) -> Rendered {
 /// Starts `herdr server` as a daemon for `target` and waits until it answers `ping`; returns
 /// what to tell the user. Also used by attach when no server runs.
 pub fn spawn_detached(target: &Target) -> anyhow::Result<String> {
+    spawn_detached_with(target, false)
+}
+
+fn spawn_detached_with(target: &Target, no_session: bool) -> anyhow::Result<String> {
     let socket = target.api_socket();
     create_private_dir(&target.paths.data_dir)?;
     let log_path = target.paths.data_dir.join(LOG_FILE_NAME);
@@ -176,6 +188,9 @@ pub fn spawn_detached(target: &Target) -> anyhow::Result<String> {
     command.arg("server");
     if let Some(session) = &target.explicit_session {
         command.arg("--session").arg(session);
+    }
+    if no_session {
+        command.arg("--no-session");
     }
     command.stdin(Stdio::null()).stdout(log.try_clone().context("cannot share the log file")?).stderr(log);
     // SAFETY: the closure runs in the forked child before exec and only calls setsid(2), which is

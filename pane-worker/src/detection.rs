@@ -62,6 +62,8 @@ pub struct PaneDetection {
     last_forced_probe: Option<Instant>,
     scans_suspended: bool,
     wake_at: Option<Instant>,
+    /// The last screen verdict published, re-sent to a supervisor that adopts the worker.
+    last_state: Option<ScreenState>,
 }
 
 impl PaneDetection {
@@ -91,6 +93,7 @@ impl PaneDetection {
             last_forced_probe: None,
             scans_suspended: false,
             wake_at: None,
+            last_state: None,
         }
     }
 
@@ -179,8 +182,45 @@ impl PaneDetection {
                     reason,
                 }
             }
-            Publication::State(report) => WorkerEvent::ScreenState(screen_state(report)),
+            Publication::State(report) => {
+                let state = screen_state(report);
+                self.last_state = Some(state.clone());
+                WorkerEvent::ScreenState(state)
+            }
         }
+    }
+
+    /// What a supervisor that just adopted the worker needs to know without waiting for a
+    /// change: the agent in front (none included, so stale state it restored is cleared) and,
+    /// with an agent, the screen verdict last published for it (not a refresh, not an exit).
+    pub fn current(&self) -> Vec<WorkerEvent> {
+        let agent = self.detector.agent();
+        let label = agent.map(|a| a.label().to_string());
+        let mut events = vec![WorkerEvent::AgentIdentity {
+            agent: label.clone(),
+            previous: None,
+            reason: IdentityReason::Detected,
+        }];
+        if label.is_some() {
+            let state = match &self.last_state {
+                Some(state) if state.agent == label && !state.process_exited => {
+                    ScreenState { refresh: false, ..state.clone() }
+                }
+                // Identified, not judged yet (the startup grace).
+                _ => ScreenState {
+                    agent: label,
+                    state: DetectedState::Unknown,
+                    visible_idle: false,
+                    visible_blocker: false,
+                    visible_working: false,
+                    rule: None,
+                    process_exited: false,
+                    refresh: false,
+                },
+            };
+            events.push(WorkerEvent::ScreenState(state));
+        }
+        events
     }
 
     /// `agent.explain`'s JSON for the live screen and OSC evidence, judged with the identified

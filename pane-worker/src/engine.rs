@@ -205,6 +205,11 @@ impl Engine {
         events
     }
 
+    /// The title and OSC 7 cwd last reported by [`Engine::take_events`], for a new supervisor.
+    pub fn reported(&self) -> (Option<&str>, Option<&str>) {
+        (self.last_title.as_deref(), self.last_pwd.as_deref())
+    }
+
     /// Chunks of output consumed so far.
     pub fn revision(&self) -> u64 {
         self.revision

@@ -3,21 +3,26 @@
 //! output waits, process info and resizes over an inherited socketpair (`herdr-protocol::ipc`).
 //!
 //! It is not the supervisor's model of the pane (layout, agent state, events hub) and it never
-//! decides a pane's fate on its own: when the supervisor link closes it exits and leaves the
-//! program running, so a fresh worker can adopt the PTY.
+//! decides a pane's fate on its own while a supervisor lives. When its supervisor dies (the link
+//! closes without a `Shutdown`), the worker keeps the program, terminal and scrollback and waits
+//! on its own socket for a new supervisor of the session to adopt it, up to the identity's
+//! orphan timeout.
 //!
 //! Modules: `engine` (the only one touching libghostty-vt), `pty` (spawn + raw master I/O),
-//! `program` (pidfd watch, reaping, signals), `link` (frames + fds), `keys` / `reads` / `waits` /
-//! `cwd` / `osc` (pure rules), `copy` (copy mode and mouse selection, pure), `procinfo` (`/proc`),
-//! `detection` (agent identity and screen state, driving `herdr-manifests`), `pane` (the event
-//! loop and request handlers).
+//! `program` (pidfd watch, reaping, signals), `link` (frames + fds), `listener` (the worker's
+//! own socket), `adoption` (who may take the worker over, pure), `keys` / `reads` / `waits` /
+//! `cwd` / `osc` (pure rules), `copy` (copy mode and mouse selection, pure), `procinfo`
+//! (`/proc`), `detection` (agent identity and screen state, driving `herdr-manifests`), `pane`
+//! (the event loop, request handlers, orphan mode and adoption, held start failures).
 
+pub mod adoption;
 pub mod copy;
 pub mod cwd;
 pub mod detection;
 pub mod engine;
 pub mod keys;
 pub mod link;
+pub mod listener;
 pub mod osc;
 pub mod pane;
 pub mod procinfo;
@@ -26,14 +31,18 @@ pub mod pty;
 pub mod reads;
 pub mod waits;
 
-use std::os::fd::OwnedFd;
+use std::{
+    os::fd::{AsRawFd, OwnedFd},
+    path::Path,
+};
 
 use herdr_protocol::ipc::{IPC_VERSION, Start, SupervisorToWorker, WorkerToSupervisor};
 
 use crate::{
     engine::Engine,
-    link::{LinkError, LinkWriter},
-    pane::Pane,
+    link::{LinkError, LinkReader, LinkWriter},
+    listener::Listener,
+    pane::{HoldPolicy, Home, Pane},
     program::Program,
     pty::{Pty, SpawnSpec},
 };
@@ -52,22 +61,19 @@ pub enum WorkerError {
     SpawnFailed(String),
 }
 
-/// Runs the worker on the supervisor link `ipc` until the pane's program exits (Ok, after the
-/// `Exited` event is flushed), the supervisor closes the link (Ok, program left running), or the
-/// handshake or spawn fails (Err, after `Refused` / `SpawnFailed` was sent).
+/// Runs the worker on the supervisor link `ipc` until the pane ends: the program exits (Ok,
+/// after `Exited` is flushed, possibly to a supervisor that adopted the worker later),
+/// `Shutdown` or the orphan timeout closes it (Ok), or the handshake or spawn fails (Err, after
+/// `Refused` / `SpawnFailed` was sent).
 ///
 /// Builds a single-threaded runtime: the terminal's handles may not leave the thread that made
 /// them, and one thread is all a pane needs.
 pub fn run(ipc: OwnedFd) -> Result<(), WorkerError> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_io().enable_time().build()?;
     match runtime.block_on(serve(ipc)) {
-        // A write that finds the supervisor gone is the same event as reading EOF from it: the
-        // supervisor owns the pane's fate, so leave quietly and let the program be.
-        Err(WorkerError::Link(LinkError::Io(err)))
-            if matches!(err.kind(), std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset) =>
-        {
-            Ok(())
-        }
+        // The supervisor went away before the pane existed (during the handshake): there is
+        // nothing to keep, so leave quietly.
+        Err(WorkerError::Link(err)) if err.is_gone() => Ok(()),
         other => other,
     }
 }
@@ -75,31 +81,37 @@ pub fn run(ipc: OwnedFd) -> Result<(), WorkerError> {
 async fn serve(ipc: OwnedFd) -> Result<(), WorkerError> {
     let (mut reader, mut writer) = link::open(ipc)?;
     let Some(first) = reader.recv().await? else { return Ok(()) };
-    let start = match first {
-        SupervisorToWorker::Hello { version, start } if version == IPC_VERSION => start,
+    let (start, identity) = match first {
+        SupervisorToWorker::Hello { version, start, identity } if version == IPC_VERSION => (start, identity),
         SupervisorToWorker::Hello { version, .. } => {
             let reason = format!("worker speaks ipc version {IPC_VERSION}, supervisor sent {version}");
             return refuse(&mut writer, reason).await;
         }
         other => return refuse(&mut writer, format!("expected Hello first, got {other:?}")).await,
     };
+    // Bound before answering: a worker that cannot be found again must not start a pane.
+    let listener = match Listener::bind(Path::new(&identity.socket)) {
+        Ok(listener) => listener,
+        Err(err) => return refuse(&mut writer, err.to_string()).await,
+    };
     writer.send(
         &WorkerToSupervisor::Hello { version: IPC_VERSION, worker_pid: std::process::id().cast_signed() },
         None,
     )?;
+    let home = Home::new(listener, identity);
     let pane = match start {
-        Start::Spawn { argv, cwd, env, cols, rows } => {
+        Start::Spawn { argv, cwd, env, cols, rows, hold_failure } => {
             let spec = SpawnSpec { argv, cwd, env, cols, rows };
-            spawn_pane(&spec, writer).await?
+            spawn_pane(&spec, hold_failure, (reader, writer), home).await?
         }
         Start::Adopt { child_pid, cols, rows } => {
             let Some(master) = reader.take_fd() else {
                 return refuse(&mut writer, "Adopt without a PTY master fd beside Hello".into()).await;
             };
-            adopt_pane(master, child_pid, cols, rows, writer)?
+            adopt_pane(master, child_pid, cols, rows, (reader, writer), home)?
         }
     };
-    pane.run(&mut reader).await
+    pane.run().await
 }
 
 async fn refuse(writer: &mut LinkWriter, reason: String) -> Result<(), WorkerError> {
@@ -108,29 +120,67 @@ async fn refuse(writer: &mut LinkWriter, reason: String) -> Result<(), WorkerErr
     Err(WorkerError::Refused(reason))
 }
 
-async fn spawn_pane(spec: &SpawnSpec, mut writer: LinkWriter) -> Result<Pane, WorkerError> {
-    let prepared = Engine::new(spec.cols, spec.rows).map_err(WorkerError::from).and_then(|engine| {
-        let spawned = pty::spawn(spec).map_err(|e| WorkerError::SpawnFailed(e.to_string()))?;
-        Ok((engine, spawned))
+async fn spawn_failed(writer: &mut LinkWriter, message: String) -> Result<Pane, WorkerError> {
+    writer.send(&WorkerToSupervisor::SpawnFailed { message: message.clone() }, None)?;
+    writer.flush_all().await?;
+    Err(WorkerError::SpawnFailed(message))
+}
+
+/// Starts the program. With `hold_failure`, a program that cannot start still makes a pane (on
+/// a PTY with no program) that shows why, and one that fails at once is held by the pane.
+async fn spawn_pane(
+    spec: &SpawnSpec,
+    hold_failure: bool,
+    (reader, mut writer): (LinkReader, LinkWriter),
+    home: Home,
+) -> Result<Pane, WorkerError> {
+    let engine = match Engine::new(spec.cols, spec.rows) {
+        Ok(engine) => engine,
+        Err(err) => return spawn_failed(&mut writer, err.to_string()).await,
+    };
+    let hold = hold_failure.then(|| {
+        let (program, cwd) = pty::describe(spec);
+        HoldPolicy::new(program, cwd, tokio::time::Instant::now())
     });
-    let (engine, spawned) = match prepared {
-        Ok(ok) => ok,
-        Err(err) => {
-            let message = match &err {
-                WorkerError::SpawnFailed(message) => message.clone(),
-                other => other.to_string(),
-            };
-            writer.send(&WorkerToSupervisor::SpawnFailed { message: message.clone() }, None)?;
-            writer.flush_all().await?;
-            return Err(WorkerError::SpawnFailed(message));
+    let spawned = match (pty::spawn(spec), &hold) {
+        (Ok(spawned), _) => spawned,
+        (Err(err), Some(hold)) => {
+            let message = hold.could_not_start(&err.reason());
+            return hold_start_failure(engine, spec, message, (reader, writer), home).await;
         }
+        (Err(err), None) => return spawn_failed(&mut writer, err.to_string()).await,
     };
     // Watch before anything else can fail, so the program is never left unobserved.
     let program = Program::watch(spawned.pid, true)?;
-    let handoff = pty::dup_cloexec(std::os::fd::AsRawFd::as_raw_fd(&spawned.master))?;
-    writer.send(&WorkerToSupervisor::Spawned { child_pid: spawned.pid }, Some(handoff))?;
+    let handoff = pty::dup_cloexec(spawned.master.as_raw_fd())?;
     let pty = Pty::new(spawned.master)?;
-    Ok(Pane::new(engine, pty, program, writer))
+    let mut pane = Pane::new(engine, pty, program, (reader, writer), home);
+    if let Some(hold) = hold {
+        pane.hold_failures(hold);
+    }
+    pane.report_spawned(handoff)?;
+    Ok(pane)
+}
+
+/// `Spawned { child_pid: 0 }` with the master of a PTY that has no program, then the pane holds
+/// `message` as its start failure.
+async fn hold_start_failure(
+    engine: Engine,
+    spec: &SpawnSpec,
+    message: String,
+    (reader, mut writer): (LinkReader, LinkWriter),
+    home: Home,
+) -> Result<Pane, WorkerError> {
+    let master = match pty::open_without_program(spec.cols, spec.rows) {
+        Ok(master) => master,
+        Err(err) => return spawn_failed(&mut writer, format!("{message}; and {err}")).await,
+    };
+    let handoff = pty::dup_cloexec(master.as_raw_fd())?;
+    let pty = Pty::new(master)?;
+    let mut pane = Pane::without_program(engine, pty, (reader, writer), home);
+    pane.report_spawned(handoff)?;
+    pane.hold(message)?;
+    Ok(pane)
 }
 
 fn adopt_pane(
@@ -138,13 +188,15 @@ fn adopt_pane(
     child_pid: i32,
     cols: u16,
     rows: u16,
-    writer: LinkWriter,
+    link: (LinkReader, LinkWriter),
+    home: Home,
 ) -> Result<Pane, WorkerError> {
     let program = Program::watch(child_pid, false)?;
     let engine = Engine::new(cols, rows)?;
     let pty = Pty::new(master)?;
-    let mut pane = Pane::new(engine, pty, program, writer);
+    let mut pane = Pane::new(engine, pty, program, link, home);
     pane.nudge_redraw(cols, rows)?;
+    pane.report_live_cwd()?;
     Ok(pane)
 }
 

@@ -1,5 +1,6 @@
 //! The supervisor link: frames (herdr-protocol's length-prefixed bincode) and file descriptors
-//! (SCM_RIGHTS) over the inherited Unix stream socket. Reading is cancel-safe so it can sit in a
+//! (SCM_RIGHTS) over a Unix stream socket — the inherited one, or a connection a re-adopting
+//! supervisor made to the worker's own socket. Reading is cancel-safe so it can sit in a
 //! `select!`; writing is queued, so a slow supervisor never blocks the pane's output.
 //!
 //! The socket is registered for readability only. Registered for writability too (as a tokio
@@ -35,7 +36,17 @@ pub enum LinkError {
     Frame(#[from] FrameError),
 }
 
-/// Wraps the inherited socket fd (made close-on-exec so pane programs never inherit it).
+impl LinkError {
+    /// The supervisor's end is closed: a write found nobody there (it died or hung up).
+    pub fn is_gone(&self) -> bool {
+        matches!(self, Self::Io(err) if matches!(
+            err.kind(),
+            io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset | io::ErrorKind::NotConnected
+        ))
+    }
+}
+
+/// Wraps a connected socket fd (made close-on-exec so pane programs never inherit it).
 pub fn open(fd: OwnedFd) -> Result<(LinkReader, LinkWriter), LinkError> {
     set_fd_flags(fd.as_fd(), true)?;
     let socket = UnixStream::from(fd);

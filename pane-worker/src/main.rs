@@ -1,11 +1,17 @@
 //! `herdr-pane-worker --ipc-fd N`: one pane's process, started by the herdr supervisor with one
 //! end of a socketpair inherited as fd N. Everything else lives in the library.
 
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::{
+    io::Write,
+    os::fd::{FromRawFd, OwnedFd},
+};
 
 use anyhow::Context;
 
 /// Warnings go to stderr, which the supervisor forwards to its own log.
+///
+/// Never `eprintln!`: it panics when stderr fails, and a worker outlives its supervisor, whose
+/// terminal or journal stream may be gone by then. A lost warning must not kill the pane.
 struct StderrLog;
 
 impl log::Log for StderrLog {
@@ -15,7 +21,9 @@ impl log::Log for StderrLog {
 
     fn log(&self, record: &log::Record<'_>) {
         if self.enabled(record.metadata()) {
-            eprintln!("herdr-pane-worker[{}]: {}: {}", std::process::id(), record.level(), record.args());
+            let line =
+                format!("herdr-pane-worker[{}]: {}: {}\n", std::process::id(), record.level(), record.args());
+            let _ = std::io::stderr().lock().write_all(line.as_bytes());
         }
     }
 

@@ -1,34 +1,44 @@
-//! One running pane: the event loop that ties the PTY, the terminal, the program watch and the
-//! supervisor link together, and the handlers for supervisor requests.
+//! One running pane: the event loop that ties the PTY, the terminal, the program watch, the
+//! supervisor link and the worker's own socket together.
 //!
 //! The loop sleeps in epoll until the PTY has output, the PTY can take queued input, the link has
-//! a frame or room for queued frames, or the program exits. Timers: the SIGKILL grace period after
-//! `Shutdown`, agent detection's one deadline while it has something pending (`detection`), and
-//! while the pane is visible, the end of the current frame interval when output came faster than
-//! one damage per interval (armed only while damage is pending).
+//! a frame or room for queued frames, the program exits, or a connection reaches the worker's
+//! socket. Timers: the SIGKILL grace period after `Shutdown` (or the orphan timeout), agent
+//! detection's one deadline while it has something pending (`detection`), while the pane is
+//! visible the end of the current frame interval when output came faster than one damage per
+//! interval (armed only while damage is pending), while no supervisor is linked the orphan
+//! deadline, and a connection's first-frame deadline.
+//!
+//! The link can go away without a `Shutdown` (the supervisor died): the pane then carries on
+//! unlinked — its program never notices — until a new supervisor adopts it (`adopt`) or the
+//! orphan timeout hangs the program up. Request handlers live in `requests`, damage pacing in
+//! `screen`, held start failures in `held`.
 
-use std::time::Duration;
+use std::{future, io, os::fd::OwnedFd, time::Duration};
 
-use herdr_protocol::ipc::{
-    BACKGROUND_FRAME_INTERVAL_MS, FOCUSED_FRAME_INTERVAL_MS, ProcessInfo, ReadOutput, ReadSpec, ScrollTo,
-    SupervisorToWorker, WorkerEvent, WorkerRequest, WorkerResponse, WorkerToSupervisor,
-};
+use herdr_protocol::ipc::{SupervisorToWorker, WorkerEvent, WorkerToSupervisor};
 use tokio::time::Instant;
 
 use crate::{
     WorkerError,
     detection::PaneDetection,
-    engine::{Engine, EngineEvent, MouseEffect},
-    keys,
-    link::{LinkReader, LinkWriter},
+    engine::{Engine, EngineEvent},
+    link::{LinkError, LinkReader, LinkWriter},
     procinfo,
-    program::Program,
+    program::{ExitStatus, Program},
     pty::{self, Pty, ReadOutcome},
-    waits::{LineMatcher, Matched, Waits, Watches},
+    waits::{Waits, Watches},
 };
 
+mod adopt;
 mod bell;
+mod held;
+mod requests;
+mod screen;
 mod typing;
+
+pub use adopt::Home;
+pub use held::HoldPolicy;
 
 /// How long a program gets to exit after SIGHUP before SIGKILL.
 const HANGUP_GRACE: Duration = Duration::from_secs(2);
@@ -36,22 +46,48 @@ const HANGUP_GRACE: Duration = Duration::from_secs(2);
 /// Most output consumed in one turn of the loop before requests get a look-in (16 chunks).
 const OUTPUT_TURN_BUDGET: usize = 16 * pty::READ_CHUNK;
 
-/// How long past its frame interval a pane without the focus holds back its last change
-/// waiting for more output (a 60 Hz frame).
-const BACKGROUND_TRAILING_GRACE: Duration = Duration::from_millis(17);
+/// What became of the pane's program.
+#[derive(Debug)]
+enum Life {
+    /// It runs, watched through its pidfd.
+    Running(Program),
+    /// It ended while no supervisor was linked: the one that adopts the worker hears `Exited`.
+    Ended(ExitStatus),
+    /// A `hold_failure` pane whose program could not start (default status) or failed at once:
+    /// the pane stays, showing `message`, until it is closed.
+    Held { message: String, status: ExitStatus },
+}
 
-/// Opening and closing bracketed-paste markers (DEC 2004).
-const PASTE_START: &str = "\x1b[200~";
-const PASTE_END: &str = "\x1b[201~";
+/// Whether the loop goes on after a handler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Exit,
+}
 
 pub struct Pane {
     engine: Engine,
     pty: Pty,
-    program: Program,
+    life: Life,
+    /// The program's pid (0: none was ever started).
+    child_pid: i32,
     waits: Waits,
     watches: Watches,
     detection: PaneDetection,
-    out: LinkWriter,
+    /// The supervisor link; both halves are `None` while no supervisor is linked.
+    reader: Option<LinkReader>,
+    out: Option<LinkWriter>,
+    /// A write found the link gone (`out` is already dropped); the loop drops the rest.
+    link_broken: bool,
+    /// The worker's own socket and what waits on it.
+    home: Home,
+    /// The pane is ending (`Shutdown`, orphan timeout): no adoption, no holding.
+    ending: bool,
+    kill_at: Option<Instant>,
+    hold: Option<HoldPolicy>,
+    /// The last `LiveCwd` sent, and from when one may be sent (later for a `hold_failure` pane).
+    live_cwd: Option<String>,
+    live_cwd_from: Instant,
     /// False once the master reported EOF/EIO: nothing more will come, stop polling it.
     pty_open: bool,
     buf: Box<[u8]>,
@@ -68,15 +104,49 @@ pub struct Pane {
 }
 
 impl Pane {
-    pub fn new(engine: Engine, pty: Pty, program: Program, out: LinkWriter) -> Self {
+    /// A pane whose program runs (started by this worker, or taken over after a worker crash).
+    pub fn new(
+        engine: Engine,
+        pty: Pty,
+        program: Program,
+        link: (LinkReader, LinkWriter),
+        home: Home,
+    ) -> Self {
+        let child_pid = program.pid();
+        Self::with_life(engine, pty, Life::Running(program), child_pid, link, home)
+    }
+
+    /// A `hold_failure` pane whose program could not be started at all; see [`Pane::hold`].
+    pub fn without_program(engine: Engine, pty: Pty, link: (LinkReader, LinkWriter), home: Home) -> Self {
+        let life = Life::Held { message: String::new(), status: ExitStatus::default() };
+        Self::with_life(engine, pty, life, 0, link, home)
+    }
+
+    fn with_life(
+        engine: Engine,
+        pty: Pty,
+        life: Life,
+        child_pid: i32,
+        (reader, out): (LinkReader, LinkWriter),
+        home: Home,
+    ) -> Self {
         Self {
             engine,
             pty,
-            program,
+            life,
+            child_pid,
             waits: Waits::default(),
             watches: Watches::default(),
             detection: PaneDetection::new(std::time::Instant::now()),
-            out,
+            reader: Some(reader),
+            out: Some(out),
+            link_broken: false,
+            home,
+            ending: false,
+            kill_at: None,
+            hold: None,
+            live_cwd: None,
+            live_cwd_from: Instant::now(),
             pty_open: true,
             buf: vec![0u8; pty::READ_CHUNK].into_boxed_slice(),
             visible: false,
@@ -88,67 +158,116 @@ impl Pane {
         }
     }
 
-    /// Runs until the program exits (after reporting it) or the supervisor closes the link
-    /// (leaving the program running: the supervisor holds the PTY and may hand it to a new worker).
-    pub async fn run(mut self, link: &mut LinkReader) -> Result<(), WorkerError> {
-        let mut kill_at: Option<Instant> = None;
+    /// Holds the program's failure to start (or to stay up) instead of exiting; see `held`.
+    /// `LiveCwd` waits until the program has outlived the window: a held failure sends none.
+    pub fn hold_failures(&mut self, policy: HoldPolicy) {
+        self.live_cwd_from = policy.until();
+        self.hold = Some(policy);
+    }
+
+    /// `Spawned` with a dup of the PTY master beside it, then the program's first `LiveCwd`.
+    pub fn report_spawned(&mut self, handoff: OwnedFd) -> Result<(), WorkerError> {
+        let child_pid = self.child_pid;
+        self.send_fd(WorkerToSupervisor::Spawned { child_pid }, Some(handoff))?;
+        self.report_live_cwd()
+    }
+
+    /// Runs until the program exits (after reporting it), `Shutdown` ends it, or the orphan
+    /// timeout passes with no supervisor adopting the worker.
+    pub async fn run(mut self) -> Result<(), WorkerError> {
         // The first identity probe: a pane started as an agent reports it even if nothing changes.
         self.drive_detection()?;
         loop {
-            let detect_at = self.detection.wake_at().map(Instant::from_std);
-            tokio::select! {
-                frame = link.recv() => match frame? {
-                    None => return Ok(()),
-                    Some(frame) => {
-                        if self.on_frame(frame)? {
-                            kill_at.get_or_insert_with(|| Instant::now() + HANGUP_GRACE);
-                        }
+            if std::mem::take(&mut self.link_broken) {
+                self.link_lost();
+            }
+            let running = matches!(self.life, Life::Running(_));
+            let detect_at = self.detection.wake_at().filter(|_| running).map(Instant::from_std);
+            let flow = tokio::select! {
+                frame = recv(self.reader.as_mut()), if self.reader.is_some() => match frame? {
+                    None => {
+                        self.link_lost();
+                        Flow::Continue
                     }
+                    Some(frame) => self.on_frame(frame).await?,
                 },
                 outcome = self.pty.read(&mut self.buf), if self.pty_open => {
                     self.on_output(outcome?)?;
+                    Flow::Continue
                 }
                 ready = self.pty.writable(), if self.pty.has_pending_input() => {
                     ready?;
                     self.pty.flush_input()?;
+                    Flow::Continue
                 }
-                ready = self.out.writable(), if self.out.has_pending() => {
+                ready = room(self.out.as_ref()), if self.out.as_ref().is_some_and(LinkWriter::has_pending) => {
                     ready?;
-                    self.out.flush()?;
+                    self.flush_link()?;
+                    Flow::Continue
                 }
-                exited = self.program.exited() => {
+                exited = exited(&self.life), if running => {
                     exited?;
-                    return self.finish().await;
+                    self.on_program_exit().await?
                 }
-                () = tokio::time::sleep_until(kill_at.unwrap_or_else(Instant::now)), if kill_at.is_some() => {
-                    kill_at = None;
-                    self.program.signal_groups(libc::SIGKILL, self.pty.foreground_pgrp());
+                () = sleep_until(self.kill_at), if self.kill_at.is_some() => {
+                    self.kill_at = None;
+                    if let Life::Running(program) = &self.life {
+                        program.signal_groups(libc::SIGKILL, self.pty.foreground_pgrp());
+                    }
+                    Flow::Continue
                 }
-                () = tokio::time::sleep_until(detect_at.unwrap_or_else(Instant::now)), if detect_at.is_some() => {
+                () = sleep_until(detect_at), if detect_at.is_some() => {
                     self.drive_detection()?;
+                    Flow::Continue
                 }
-                () = tokio::time::sleep_until(self.damage_at.unwrap_or_else(Instant::now)), if self.damage_at.is_some() => {
+                () = sleep_until(self.damage_at), if self.damage_at.is_some() => {
                     self.send_damage()?;
+                    Flow::Continue
                 }
+                () = sleep_until(self.home.orphan_at), if self.home.orphan_at.is_some() => {
+                    self.orphan_timeout().await?
+                }
+                conn = self.home.listener.accept() => {
+                    self.home.handshakes.start(conn?);
+                    Flow::Continue
+                }
+                done = self.home.handshakes.next(), if !self.home.handshakes.is_empty() => {
+                    self.on_handshake(done).await?
+                }
+            };
+            if flow == Flow::Exit {
+                return Ok(());
             }
         }
     }
 
-    /// Handles one frame; true when it asked the pane to shut down.
-    fn on_frame(&mut self, frame: SupervisorToWorker) -> Result<bool, WorkerError> {
+    /// Handles one frame from the linked supervisor.
+    async fn on_frame(&mut self, frame: SupervisorToWorker) -> Result<Flow, WorkerError> {
         match frame {
             SupervisorToWorker::Request { id, body } => self.on_request(id, body)?,
             SupervisorToWorker::Cancel { id } => {
                 self.waits.cancel(id);
                 self.watches.cancel(id);
             }
-            SupervisorToWorker::Shutdown => {
-                self.program.signal_groups(libc::SIGHUP, self.pty.foreground_pgrp());
-                return Ok(true);
-            }
+            SupervisorToWorker::Shutdown => return self.end().await,
             SupervisorToWorker::Hello { .. } => log::warn!("ignoring a second Hello on the link"),
+            SupervisorToWorker::Adopt { .. } => log::warn!("ignoring Adopt on a link already adopted"),
         }
-        Ok(false)
+        Ok(Flow::Continue)
+    }
+
+    /// Closes the pane: hang up a running program (SIGKILL after the grace period) and exit once
+    /// it is gone; a pane without one exits now.
+    async fn end(&mut self) -> Result<Flow, WorkerError> {
+        self.ending = true;
+        match &self.life {
+            Life::Running(program) => {
+                program.signal_groups(libc::SIGHUP, self.pty.foreground_pgrp());
+                self.kill_at.get_or_insert_with(|| Instant::now() + HANGUP_GRACE);
+                Ok(Flow::Continue)
+            }
+            Life::Ended(_) | Life::Held { .. } => self.finish().await,
+        }
     }
 
     /// Consumes the chunk just read and whatever else is ready (up to a budget), then answers the
@@ -179,84 +298,21 @@ impl Pane {
         }
         self.after_output()?;
         self.screen_changed()?;
-        self.drive_detection()
-    }
-
-    /// The screen may have changed: a visible pane sends damage now, or at the end of the frame
-    /// interval when the last damage went out less than an interval ago.
-    fn screen_changed(&mut self) -> Result<(), WorkerError> {
-        if !self.visible {
-            return Ok(());
-        }
-        let interval = self.frame_interval();
-        match self.last_damage {
-            Some(last) if Instant::now() < last + interval => {
-                // A pane without the focus waits a little past its interval: output that keeps
-                // coming (a spinner) sends the damage itself, so no timer wakes the worker too.
-                let grace = if self.focused { Duration::ZERO } else { BACKGROUND_TRAILING_GRACE };
-                self.damage_at.get_or_insert(last + interval + grace);
-                Ok(())
-            }
-            _ => self.send_damage(),
-        }
-    }
-
-    /// At most one damage per this long.
-    fn frame_interval(&self) -> Duration {
-        Duration::from_millis(if self.focused {
-            FOCUSED_FRAME_INTERVAL_MS
-        } else {
-            BACKGROUND_FRAME_INTERVAL_MS
-        })
-    }
-
-    fn set_focused(&mut self, focused: bool) {
-        self.focused = focused;
-        // A damage held back for the background rate may go out sooner now.
-        if let (Some(at), Some(last)) = (self.damage_at, self.last_damage) {
-            self.damage_at = Some(at.min(last + self.frame_interval()));
-        }
-    }
-
-    fn send_damage(&mut self) -> Result<(), WorkerError> {
-        self.damage_at = None;
-        let full = std::mem::take(&mut self.full_pending);
-        match self.engine.damage(full) {
-            Ok(Some(damage)) => {
-                self.out.send(&WorkerToSupervisor::Event(WorkerEvent::Damage(damage)), None)?;
-                self.last_damage = Some(Instant::now());
-            }
-            Ok(None) => {}
-            Err(err) => {
-                // Try again with a whole frame next time rather than leave a torn mirror.
-                log::warn!("could not read the screen back: {err}");
-                self.full_pending = true;
-            }
-        }
-        Ok(())
-    }
-
-    fn set_visible(&mut self, visible: bool) -> Result<(), WorkerError> {
-        if visible == self.visible {
-            return Ok(());
-        }
-        self.visible = visible;
-        if visible {
-            self.full_pending = true;
-            return self.send_damage();
-        }
-        self.damage_at = None;
-        self.engine.stop_damage();
-        Ok(())
+        self.drive_detection()?;
+        // A `cd` at a prompt shows once the prompt prints: one readlink per turn is cheap.
+        self.report_live_cwd()
     }
 
     /// Runs whatever detection has due (a foreground change is checked here, once per output
-    /// batch) and sends what it publishes.
+    /// batch) and sends what it publishes. Nothing to detect once the program is gone.
     fn drive_detection(&mut self) -> Result<(), WorkerError> {
+        if !matches!(self.life, Life::Running(_)) {
+            return Ok(());
+        }
         let now = std::time::Instant::now();
         let foreground = self.pty.foreground_pgrp();
-        for event in self.detection.poll(now, &self.engine, foreground, self.program.pid()) {
-            self.out.send(&WorkerToSupervisor::Event(event), None)?;
+        for event in self.detection.poll(now, &self.engine, foreground, self.child_pid) {
+            self.event(event)?;
         }
         self.detection.prepare();
         Ok(())
@@ -274,32 +330,45 @@ impl Pane {
                 EngineEvent::Bell if self.bells.admit(std::time::Instant::now()) => WorkerEvent::Bell,
                 EngineEvent::Bell => continue,
             };
-            self.out.send(&WorkerToSupervisor::Event(event), None)?;
+            self.event(event)?;
         }
-        if !self.waits.is_empty() {
-            let engine = &self.engine;
-            for m in self.waits.evaluate(|spec| read_or_log(engine, spec)) {
-                let body = WorkerResponse::Matched { matched_line: m.matched_line, read: m.read };
-                self.out.send(&WorkerToSupervisor::Response { id: m.id, body }, None)?;
-            }
-        }
-        if !self.watches.is_empty() {
-            let engine = &self.engine;
-            for m in self.watches.evaluate(|spec| read_or_log(engine, spec)) {
-                self.send_watch_match(m)?;
-            }
-        }
-        Ok(())
+        self.recheck_waits()
     }
 
-    fn send_watch_match(&mut self, m: Matched) -> Result<(), WorkerError> {
-        let event = WorkerEvent::OutputMatched { watch: m.id, matched_line: m.matched_line, read: m.read };
-        self.out.send(&WorkerToSupervisor::Event(event), None)?;
-        Ok(())
+    /// Sends `LiveCwd` when the running program's directory differs from the last one sent.
+    pub fn report_live_cwd(&mut self) -> Result<(), WorkerError> {
+        if !matches!(self.life, Life::Running(_)) || Instant::now() < self.live_cwd_from {
+            return Ok(());
+        }
+        let Some(cwd) = procinfo::live_cwd(self.child_pid) else { return Ok(()) };
+        if self.live_cwd.as_ref() == Some(&cwd) {
+            return Ok(());
+        }
+        self.live_cwd = Some(cwd.clone());
+        self.event(WorkerEvent::LiveCwd(cwd))
     }
 
-    /// The program exited: take in what it left in the PTY, report, and flush the link.
-    async fn finish(&mut self) -> Result<(), WorkerError> {
+    /// The program exited: take in what it left in the PTY, then hold the failure, wait for a
+    /// supervisor to tell (nobody is linked), or report it and exit.
+    async fn on_program_exit(&mut self) -> Result<Flow, WorkerError> {
+        self.drain_pty()?;
+        let Life::Running(program) = &self.life else { return Ok(Flow::Continue) };
+        let status = program.reap();
+        let failed_at_once = self.hold.as_ref().filter(|_| !self.ending).and_then(|h| h.failure(status));
+        if let Some(message) = failed_at_once {
+            self.life = Life::Held { message: String::new(), status };
+            self.hold(message)?;
+            return Ok(Flow::Continue);
+        }
+        self.life = Life::Ended(status);
+        if self.out.is_none() && !self.ending {
+            return Ok(Flow::Continue);
+        }
+        self.finish().await
+    }
+
+    /// Reads what is left in the PTY right now (the program's last words).
+    fn drain_pty(&mut self) -> Result<(), WorkerError> {
         while self.pty_open {
             match self.pty.try_read(&mut self.buf)? {
                 ReadOutcome::Data(n) => self.engine.feed(&self.buf[..n]),
@@ -307,223 +376,87 @@ impl Pane {
                 ReadOutcome::Closed => self.pty_open = false,
             }
         }
-        self.after_output()?;
+        self.after_output()
+    }
+
+    /// Reports how the program ended (a held pane: how it failed) and flushes the link.
+    async fn finish(&mut self) -> Result<Flow, WorkerError> {
         if self.visible {
             self.send_damage()?;
         }
-        let status = self.program.reap();
-        let event = WorkerEvent::Exited { code: status.code, signal: status.signal };
-        self.out.send(&WorkerToSupervisor::Event(event), None)?;
-        self.out.flush_all().await?;
-        Ok(())
-    }
-
-    fn on_request(&mut self, id: u64, body: WorkerRequest) -> Result<(), WorkerError> {
-        let response = match body {
-            WorkerRequest::Read(spec) => match self.engine.read(&spec) {
-                Ok(read) => WorkerResponse::Read(read),
-                Err(err) => error("internal_error", format!("could not read the pane: {err}")),
-            },
-            WorkerRequest::SendText(text) => self.send_input(text.as_bytes()),
-            WorkerRequest::SendBytes(bytes) => {
-                self.typing_started()?;
-                self.send_input(&bytes)
-            }
-            WorkerRequest::Mouse(event) => match self.engine.mouse(&event) {
-                Ok(MouseEffect::Input(bytes)) if !bytes.is_empty() => self.send_input(&bytes),
-                Ok(MouseEffect::Scrolled) => {
-                    self.respond(id, WorkerResponse::Ok)?;
-                    self.full_pending = true;
-                    return self.screen_changed();
-                }
-                Ok(_) => WorkerResponse::Ok,
-                Err(err) => error("internal_error", format!("could not handle the mouse: {err}")),
-            },
-            WorkerRequest::Copy(req) => return self.on_copy(id, &req),
-            WorkerRequest::TypeKey { bytes, key } => self.type_key(&bytes, &key)?,
-            WorkerRequest::Scroll(to) => {
-                self.respond(id, WorkerResponse::Ok)?;
-                return self.scroll_to(to);
-            }
-            WorkerRequest::SetFocused(focused) => {
-                self.set_focused(focused);
-                WorkerResponse::Ok
-            }
-            WorkerRequest::SetVisible(visible) => {
-                self.respond(id, WorkerResponse::Ok)?;
-                return self.set_visible(visible);
-            }
-            WorkerRequest::SendKeys(keys) => match self.encode_keys(&keys) {
-                Ok(bytes) => self.send_input(&bytes),
-                Err(response) => response,
-            },
-            WorkerRequest::SendInput { text, keys } => self.send_text_and_keys(text.as_deref(), &keys),
-            WorkerRequest::WaitOutput { read, matcher } => {
-                let matcher = match LineMatcher::compile(&matcher) {
-                    Ok(m) => m,
-                    Err(err) => {
-                        return self.respond(id, error("invalid_regex", format!("invalid regex: {err}")));
-                    }
-                };
-                let engine = &self.engine;
-                match self.waits.add(id, &read, matcher, |spec| read_or_log(engine, spec)) {
-                    Some(m) => WorkerResponse::Matched { matched_line: m.matched_line, read: m.read },
-                    None => return Ok(()),
-                }
-            }
-            WorkerRequest::WatchOutput { read, matcher } => {
-                let matcher = match LineMatcher::compile(&matcher) {
-                    Ok(m) => m,
-                    Err(err) => {
-                        return self.respond(id, error("invalid_regex", format!("invalid regex: {err}")));
-                    }
-                };
-                let engine = &self.engine;
-                let first = self.watches.add(id, &read, matcher, |spec| read_or_log(engine, spec));
-                self.respond(id, WorkerResponse::Ok)?;
-                return match first {
-                    Some(m) => self.send_watch_match(m),
-                    None => Ok(()),
-                };
-            }
-            WorkerRequest::ProcessInfo => WorkerResponse::ProcessInfo(self.process_info()),
-            WorkerRequest::Explain => WorkerResponse::Explain(self.detection.explain(&self.engine)),
-            WorkerRequest::SetScansSuspended(suspended) => {
-                self.detection.set_scans_suspended(suspended, std::time::Instant::now());
-                return self.respond_then_detect(id);
-            }
-            WorkerRequest::ReleaseAgent => {
-                self.detection.release(std::time::Instant::now());
-                return self.respond_then_detect(id);
-            }
-            WorkerRequest::ReloadManifests => {
-                self.detection.reload(std::time::Instant::now());
-                return self.respond_then_detect(id);
-            }
-            WorkerRequest::Resize { cols, rows } => {
-                let response = self.resize(cols, rows);
-                if response == WorkerResponse::Ok {
-                    // The program redraws for the new size; judge the screen again meanwhile.
-                    self.detection.note_output(std::time::Instant::now());
-                    self.respond(id, response)?;
-                    self.full_pending = true;
-                    self.screen_changed()?;
-                    return self.drive_detection();
-                }
-                response
-            }
+        let status = match &self.life {
+            Life::Running(_) => ExitStatus::default(),
+            Life::Ended(status) | Life::Held { status, .. } => *status,
         };
-        self.respond(id, response)
-    }
-
-    /// Acknowledges a detection request, then lets detection publish what it changed.
-    fn respond_then_detect(&mut self, id: u64) -> Result<(), WorkerError> {
-        self.respond(id, WorkerResponse::Ok)?;
-        self.drive_detection()
-    }
-
-    fn respond(&mut self, id: u64, body: WorkerResponse) -> Result<(), WorkerError> {
-        self.out.send(&WorkerToSupervisor::Response { id, body }, None)?;
-        Ok(())
-    }
-
-    fn encode_keys(&mut self, keys: &[String]) -> Result<Vec<u8>, WorkerResponse> {
-        let combos = keys::parse_keys(keys).map_err(|err| error("invalid_key", err.to_string()))?;
-        self.engine
-            .encode_keys(&combos)
-            .map_err(|err| error("pane_send_failed", format!("could not encode keys: {err}")))
-    }
-
-    fn send_text_and_keys(&mut self, text: Option<&str>, keys: &[String]) -> WorkerResponse {
-        // Keys are validated before the text goes out, so a bad key sends nothing at all.
-        let key_bytes = match self.encode_keys(keys) {
-            Ok(bytes) => bytes,
-            Err(response) => return response,
-        };
-        let mut bytes = Vec::new();
-        if let Some(text) = text.filter(|t| !t.is_empty()) {
-            match self.engine.bracketed_paste() {
-                Ok(true) => {
-                    // A pasted end marker would let the text escape the paste; drop it.
-                    let inner = text.replace(PASTE_END, "");
-                    bytes.extend_from_slice(format!("{PASTE_START}{inner}{PASTE_END}").as_bytes());
-                }
-                Ok(false) => bytes.extend_from_slice(text.as_bytes()),
-                Err(err) => return error("pane_send_failed", format!("could not read paste mode: {err}")),
+        self.event(WorkerEvent::Exited { code: status.code, signal: status.signal })?;
+        if let Some(out) = &mut self.out {
+            match out.flush_all().await {
+                Err(err) if err.is_gone() => {}
+                other => other?,
             }
         }
-        bytes.extend_from_slice(&key_bytes);
-        self.send_input(&bytes)
+        Ok(Flow::Exit)
     }
 
-    /// Moves the viewport; a visible pane then sends the whole screen it shows now.
-    fn scroll_to(&mut self, to: ScrollTo) -> Result<(), WorkerError> {
-        match self.engine.scroll_to(to) {
-            Ok(true) => {
-                self.full_pending = true;
-                self.screen_changed()
-            }
-            Ok(false) => Ok(()),
-            Err(err) => {
-                log::warn!("could not scroll the viewport: {err}");
+    fn event(&mut self, event: WorkerEvent) -> Result<(), WorkerError> {
+        self.send(WorkerToSupervisor::Event(event))
+    }
+
+    fn send(&mut self, msg: WorkerToSupervisor) -> Result<(), WorkerError> {
+        self.send_fd(msg, None)
+    }
+
+    /// Queues a frame for the linked supervisor; with none linked it is dropped (a new one
+    /// gets the state re-sent on adoption). A link found gone ends the link, not the pane.
+    fn send_fd(&mut self, msg: WorkerToSupervisor, fd: Option<OwnedFd>) -> Result<(), WorkerError> {
+        let Some(out) = &mut self.out else { return Ok(()) };
+        let sent = out.send(&msg, fd);
+        self.check_link(sent)
+    }
+
+    fn flush_link(&mut self) -> Result<(), WorkerError> {
+        let Some(out) = &mut self.out else { return Ok(()) };
+        let flushed = out.flush();
+        self.check_link(flushed)
+    }
+
+    fn check_link(&mut self, result: Result<(), LinkError>) -> Result<(), WorkerError> {
+        match result {
+            Err(err) if err.is_gone() => {
+                self.out = None;
+                self.link_broken = true;
                 Ok(())
             }
+            other => Ok(other?),
         }
-    }
-
-    fn send_input(&mut self, bytes: &[u8]) -> WorkerResponse {
-        match self.pty.write(bytes) {
-            Ok(()) => WorkerResponse::Ok,
-            Err(err) => error("pane_send_failed", format!("could not write to the pane: {err}")),
-        }
-    }
-
-    fn resize(&mut self, cols: u16, rows: u16) -> WorkerResponse {
-        if cols == 0 || rows == 0 {
-            return error("invalid_params", format!("pane size {cols}x{rows} is not usable"));
-        }
-        if let Err(err) = self.pty.set_size(cols, rows) {
-            return error("internal_error", format!("could not resize the pty: {err}"));
-        }
-        match self.engine.resize(cols, rows) {
-            Ok(()) => WorkerResponse::Ok,
-            Err(err) => error("internal_error", format!("could not resize the terminal: {err}")),
-        }
-    }
-
-    fn process_info(&self) -> ProcessInfo {
-        let foreground = self.pty.foreground_pgrp();
-        ProcessInfo {
-            shell_pid: u32::try_from(self.program.pid()).ok(),
-            foreground_process_group_id: foreground.and_then(|g| u32::try_from(g).ok()),
-            tty: self.pty.slave_path(),
-            foreground_processes: foreground.map(procinfo::foreground_processes).unwrap_or_default(),
-        }
-    }
-
-    /// Makes an adopted program redraw: resize the PTY, and if the size did not change (so the
-    /// kernel sends no SIGWINCH), signal the foreground group ourselves.
-    pub fn nudge_redraw(&mut self, cols: u16, rows: u16) -> Result<(), WorkerError> {
-        let unchanged = self.pty.size().ok() == Some((cols, rows));
-        self.pty.set_size(cols, rows)?;
-        if unchanged {
-            Program::send_winch(self.pty.foreground_pgrp());
-        }
-        Ok(())
     }
 }
 
-fn error(code: &str, message: String) -> WorkerResponse {
-    WorkerResponse::Error { code: code.to_string(), message }
+async fn recv(reader: Option<&mut LinkReader>) -> Result<Option<SupervisorToWorker>, LinkError> {
+    match reader {
+        Some(reader) => reader.recv().await,
+        None => future::pending().await,
+    }
 }
 
-/// A read for a wait; a failed read leaves the wait pending rather than answering it wrongly.
-fn read_or_log(engine: &Engine, spec: &ReadSpec) -> Option<ReadOutput> {
-    match engine.read(spec) {
-        Ok(out) => Some(out),
-        Err(err) => {
-            log::warn!("wait read failed: {err}");
-            None
-        }
+async fn room(out: Option<&LinkWriter>) -> io::Result<()> {
+    match out {
+        Some(out) => out.writable().await,
+        None => future::pending().await,
+    }
+}
+
+async fn exited(life: &Life) -> io::Result<()> {
+    match life {
+        Life::Running(program) => program.exited().await,
+        Life::Ended(_) | Life::Held { .. } => future::pending().await,
+    }
+}
+
+/// Sleeps until `at` (guarded by `at.is_some()` at every call site).
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => future::pending().await,
     }
 }

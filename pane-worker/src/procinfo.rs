@@ -83,6 +83,18 @@ fn foreground_processes_in(proc_root: &Path, pgrp: i32) -> Vec<ForegroundProcess
     found
 }
 
+/// The working directory of process `pid` as the kernel reports it (`/proc/<pid>/cwd`); `None`
+/// when it is gone, unreadable, or its directory was deleted (a deleted path is no place to
+/// restore a pane to).
+pub fn live_cwd(pid: i32) -> Option<String> {
+    let link = fs::read_link(format!("/proc/{pid}/cwd")).ok()?;
+    usable_cwd(link.to_str()?)
+}
+
+fn usable_cwd(link: &str) -> Option<String> {
+    (link.starts_with('/') && !link.ends_with(" (deleted)")).then(|| link.to_string())
+}
+
 /// The value of `name` in a raw `/proc/<pid>/environ` (NUL-separated `KEY=value`).
 pub fn environ_value(raw: &[u8], name: &str) -> Option<String> {
     raw.split(|&b| b == 0).find_map(|entry| {
@@ -245,5 +257,15 @@ mod tests {
         let mine = procs.iter().find(|p| p.pid == me).expect("the test process is in its own group");
         assert!(!mine.name.is_empty());
         assert!(mine.cwd.is_some());
+    }
+
+    #[test]
+    fn live_cwd_of_this_process_and_unusable_links() {
+        let here = std::env::current_dir().expect("cwd");
+        let pid = i32::try_from(std::process::id()).expect("pid");
+        assert_eq!(live_cwd(pid).as_deref(), here.to_str());
+        assert_eq!(usable_cwd("/tmp/x (deleted)"), None);
+        assert_eq!(usable_cwd("relative"), None);
+        assert_eq!(usable_cwd("/srv/a b").as_deref(), Some("/srv/a b"));
     }
 }

@@ -7,7 +7,6 @@ use std::{
     ffi::OsString,
     io,
     os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd},
-    path::Path,
 };
 
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
@@ -18,14 +17,34 @@ pub const READ_CHUNK: usize = 64 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SpawnError {
-    #[error("working directory {0:?} is not a directory")]
-    BadCwd(String),
+    #[error("working directory {dir:?}: {reason}")]
+    BadCwd { dir: String, reason: String },
     #[error("could not open a pty: {0}")]
     OpenPty(String),
     #[error("could not start {program:?}: {reason}")]
     Start { program: String, reason: String },
     #[error("could not keep the pty master: {0}")]
     Master(#[source] io::Error),
+}
+
+impl SpawnError {
+    /// Why it failed, without saying what was started where (a held pane says that itself).
+    pub fn reason(&self) -> String {
+        match self {
+            Self::BadCwd { reason, .. } | Self::Start { reason, .. } => reason.clone(),
+            Self::OpenPty(reason) => format!("could not open a pty: {reason}"),
+            Self::Master(err) => format!("could not keep the pty master: {}", os_reason(err)),
+        }
+    }
+}
+
+/// An OS error's text without the "(os error N)" suffix std adds.
+fn os_reason(err: &io::Error) -> String {
+    let text = err.to_string();
+    match text.rfind(" (os error ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
 }
 
 /// What to start and where (the `Start::Spawn` request, minus the wire type).
@@ -85,11 +104,15 @@ pub fn program_argv(argv: Option<&[String]>, env: &[(OsString, OsString)]) -> Ve
 /// Opens a PTY of the requested size and starts the program on it as a session leader with the
 /// PTY as its controlling terminal. The slave is closed here once the program has it.
 pub fn spawn(spec: &SpawnSpec) -> Result<Spawned, SpawnError> {
+    let bad_cwd = |dir: &str, reason: String| SpawnError::BadCwd { dir: dir.to_string(), reason };
     let cwd = match &spec.cwd {
-        Some(dir) if Path::new(dir).is_dir() => dir.clone().into(),
-        Some(dir) => return Err(SpawnError::BadCwd(dir.clone())),
+        Some(dir) => match std::fs::metadata(dir) {
+            Ok(meta) if meta.is_dir() => dir.clone().into(),
+            Ok(_) => return Err(bad_cwd(dir, "Not a directory".into())),
+            Err(err) => return Err(bad_cwd(dir, os_reason(&err))),
+        },
         // portable-pty would fall back to $HOME; a pane without a cwd inherits the worker's.
-        None => std::env::current_dir().map_err(|e| SpawnError::BadCwd(e.to_string()))?,
+        None => std::env::current_dir().map_err(|e| bad_cwd(".", os_reason(&e)))?,
     };
     let env = program_env(std::env::vars_os(), &spec.env);
     let argv = program_argv(spec.argv.as_deref(), &env);
@@ -116,6 +139,27 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned, SpawnError> {
     let raw = pair.master.as_raw_fd().ok_or_else(|| SpawnError::Master(io::Error::other("no master fd")))?;
     let master = dup_cloexec(raw).map_err(SpawnError::Master)?;
     Ok(Spawned { master, pid })
+}
+
+/// A PTY of the requested size with no program on it, for a pane that keeps showing why its
+/// program could not start. The slave is closed at once: nothing will ever write to it.
+pub fn open_without_program(cols: u16, rows: u16) -> Result<OwnedFd, SpawnError> {
+    let size = PtySize { rows, cols, pixel_width: 0, pixel_height: 0 };
+    let pair = native_pty_system().openpty(size).map_err(|e| SpawnError::OpenPty(format!("{e:#}")))?;
+    drop(pair.slave);
+    let raw = pair.master.as_raw_fd().ok_or_else(|| SpawnError::Master(io::Error::other("no master fd")))?;
+    dup_cloexec(raw).map_err(SpawnError::Master)
+}
+
+/// What `spec` starts and where, as a person would name them: the program (after the `$SHELL`
+/// default) and the directory (the worker's own when none is given).
+pub fn describe(spec: &SpawnSpec) -> (String, String) {
+    let env = program_env(std::env::vars_os(), &spec.env);
+    let program = program_argv(spec.argv.as_deref(), &env).into_iter().next().unwrap_or_default();
+    let cwd = spec.cwd.clone().unwrap_or_else(|| {
+        std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_else(|_| ".".into())
+    });
+    (program, cwd)
 }
 
 /// A close-on-exec duplicate of `fd`.

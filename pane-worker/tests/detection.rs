@@ -269,3 +269,24 @@ fn wrapper_that_execs_the_agent_is_identified_from_its_first_output() {
     w.send(&SupervisorToWorker::Shutdown);
     w.event("exit", |e| matches!(e, WorkerEvent::Exited { .. }));
 }
+
+#[test]
+fn a_supervisor_that_adopts_the_worker_learns_the_agent_and_its_state_at_once() {
+    let mut w = Worker::start();
+    let path = agent_path();
+    let env = [("PATH", path.as_str()), ("FAKE_CLAUDE_START", "idle")];
+    let (_pid, _master) = w.spawn(&["claude"], &env, None, (100, 30));
+    assert_eq!(identity(&mut w, "claude"), detected("claude"));
+    next_state(&mut w, "acquisition verdict");
+    let (idle, _) = next_state(&mut w, "idle after the grace");
+    assert_eq!((idle.state, idle.visible_idle), (DetectedState::Idle, true));
+
+    w.close_link();
+    w.adopt();
+    // Re-sent as ordinary events, without waiting for the screen to change.
+    assert_eq!(identity(&mut w, "identity after adoption"), detected("claude"));
+    let (state, _) = next_state(&mut w, "state after adoption");
+    assert_eq!(state, idle);
+    w.send(&SupervisorToWorker::Shutdown);
+    w.event("exit", |e| matches!(e, WorkerEvent::Exited { .. }));
+}

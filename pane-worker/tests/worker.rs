@@ -8,7 +8,7 @@ use herdr_protocol::ipc::{
     IPC_VERSION, Matcher, ReadFormat, ReadSource, Start, SupervisorToWorker, WorkerEvent, WorkerRequest,
     WorkerResponse, WorkerToSupervisor,
 };
-use support::{Worker, alive, reap, vm_rss_kib, voluntary_switches, wait_until};
+use support::{Worker, alive, reap, spawn_start, vm_rss_kib, voluntary_switches, wait_until};
 
 const BASH: &[&str] = &["bash", "--norc", "--noprofile", "-i"];
 
@@ -193,14 +193,11 @@ fn adopted_program_keeps_running_after_worker_crash() {
     w.child.wait().expect("reap worker");
     assert!(alive(pid), "program survives its worker");
 
+    // The replacement worker binds the same socket: the dead worker's is stale, so it goes.
     let mut w2 = Worker::start();
-    w2.send_with_fd(
-        &SupervisorToWorker::Hello {
-            version: IPC_VERSION,
-            start: Start::Adopt { child_pid: pid, cols: 80, rows: 24 },
-        },
-        master.as_raw_fd(),
-    );
+    w2.socket = w.socket.clone();
+    assert!(w2.socket.exists(), "a killed worker leaves its socket behind");
+    w2.hello_with_fd(Start::Adopt { child_pid: pid, cols: 80, rows: 24 }, master.as_raw_fd());
     w2.expect_hello();
     let (line, _) = w2.wait_for(ReadSource::Recent, Matcher::Regex(r"^\d+$".into()));
     let seen: u64 = line.parse().expect("number");
@@ -210,6 +207,10 @@ fn adopted_program_keeps_running_after_worker_crash() {
         panic!("process info")
     };
     assert_eq!(info.shell_pid, Some(pid.cast_unsigned()));
+    let cwd = std::env::current_dir().expect("cwd").display().to_string();
+    w2.event("live cwd", |e| *e == WorkerEvent::LiveCwd(cwd.clone()));
+    // The replacement listens there: a connection goes through.
+    drop(w2.connect());
 
     // Shutdown hangs the program up; an adopted program's status belongs to its reaper (us).
     w2.send(&SupervisorToWorker::Shutdown);
@@ -218,6 +219,25 @@ fn adopted_program_keeps_running_after_worker_crash() {
     assert!(w2.wait_exit().success());
     let status = reap(pid);
     assert!(libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGHUP, "status {status:#x}");
+    assert!(!w2.socket.exists(), "the socket goes with the worker");
+}
+
+#[test]
+fn live_cwd_follows_the_program() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let start = fs::canonicalize(dir.path()).expect("canonical").display().to_string();
+    let mut w = Worker::start();
+    let (_pid, _master) = w.spawn(BASH, &prompt_env(), Some(dir.path().to_str().expect("utf-8")), (80, 24));
+    let live = |e: &WorkerEvent| matches!(e, WorkerEvent::LiveCwd(_));
+    assert_eq!(w.event("live cwd at start", live), WorkerEvent::LiveCwd(start));
+    wait_prompt(&mut w);
+    w.run("cd /tmp");
+    assert_eq!(w.event("live cwd after cd", live), WorkerEvent::LiveCwd("/tmp".into()));
+    // Output in the same directory sends nothing; the next change is the next event.
+    w.run("echo still-in-tmp");
+    w.wait_substring("still-in-tmp");
+    w.run("cd /");
+    assert_eq!(w.event("live cwd after the second cd", live), WorkerEvent::LiveCwd("/".into()));
 }
 
 #[test]
@@ -233,28 +253,9 @@ fn shutdown_escalates_to_sigkill() {
 }
 
 #[test]
-fn link_eof_leaves_the_program_running() {
-    let mut w = Worker::start();
-    let (pid, master) = w.spawn(&["sh", "-c", "echo up; while :; do sleep 1; done"], &[], None, (80, 24));
-    w.wait_substring("up");
-    let worker_pid = w.child.id();
-    w.close_link();
-    assert!(w.wait_exit().success(), "worker {worker_pid} exits 0 on EOF");
-    assert!(alive(pid), "the program is not signalled");
-    // Clean up as the supervisor would: hang up the program we now reap.
-    // SAFETY: signalling the program's process group.
-    unsafe { libc::kill(-pid, libc::SIGKILL) };
-    drop(master);
-    reap(pid);
-}
-
-#[test]
 fn spawn_failures_and_refusals() {
     let mut w = Worker::start();
-    w.send(&SupervisorToWorker::Hello {
-        version: IPC_VERSION,
-        start: Start::Spawn { argv: None, cwd: Some("/no/such/dir".into()), env: vec![], cols: 80, rows: 24 },
-    });
+    w.hello(spawn_start(&["sh"], &[], Some("/no/such/dir"), (80, 24), false));
     w.expect_hello();
     let message = w.expect("SpawnFailed", |f| match f {
         WorkerToSupervisor::SpawnFailed { message } => Some(message.clone()),
@@ -262,26 +263,20 @@ fn spawn_failures_and_refusals() {
     });
     assert!(message.contains("/no/such/dir"), "{message}");
     assert!(!w.wait_exit().success());
+    assert!(!w.socket.exists(), "a worker that gave up leaves no socket");
 
     let mut w = Worker::start();
-    w.send(&SupervisorToWorker::Hello {
-        version: IPC_VERSION,
-        start: Start::Spawn {
-            argv: Some(vec!["/no/such/program".into()]),
-            cwd: None,
-            env: vec![],
-            cols: 80,
-            rows: 24,
-        },
-    });
+    w.hello(spawn_start(&["/no/such/program"], &[], None, (80, 24), false));
     w.expect_hello();
     w.expect("SpawnFailed", |f| matches!(f, WorkerToSupervisor::SpawnFailed { .. }).then_some(()));
     assert!(!w.wait_exit().success());
 
     let mut w = Worker::start();
+    let identity = w.identity();
     w.send(&SupervisorToWorker::Hello {
         version: IPC_VERSION + 1,
         start: Start::Adopt { child_pid: 1, cols: 80, rows: 24 },
+        identity,
     });
     let reason = w.expect("Refused", |f| match f {
         WorkerToSupervisor::Refused { reason } => Some(reason.clone()),

@@ -25,8 +25,6 @@ pub const APP_DIR_NAME: &str = "herdr";
 pub const API_SOCKET_NAME: &str = "herdr.sock";
 /// File name of the binary client socket inside a session data dir.
 pub const CLIENT_SOCKET_NAME: &str = "herdr-client.sock";
-/// The session's saved layout, in its data dir.
-pub const SESSION_FILE_NAME: &str = "session.json";
 /// Inside a session's runtime dir: the per-pane worker sockets.
 pub const WORKERS_DIR_NAME: &str = "workers";
 /// Inside a session's runtime dir: the secret a supervisor shows a worker it re-adopts (0600).

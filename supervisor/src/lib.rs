@@ -2,15 +2,19 @@
 //! public API socket (`herdr.sock`) and the registry of pane-workers. It never parses VT output:
 //! pane reads, waits and input are forwarded to the pane's worker.
 //!
-//! Entry point: [`run`], which `herdr server` calls and which returns when the server stops.
+//! Entry points: [`run`] (bound [`Sockets`] and a shutdown future; returns when the server
+//! stops) and [`serve_blocking`], which `herdr server` calls. A supervisor that dies without
+//! stopping leaves its panes' workers running; the next one re-adopts them.
 
 mod agents;
 pub mod api;
+mod autosave;
 mod clients;
 pub mod config;
 mod hub;
 pub mod keymap;
 pub mod logging;
+pub mod persist;
 mod reaper;
 pub mod render;
 mod server;
@@ -20,8 +24,13 @@ mod state;
 mod workers;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-pub use server::run;
+pub use server::{Sockets, run, serve_blocking};
+
+/// How long a worker that lost its supervisor waits for the next one before it hangs up its
+/// program: long enough to survive a night, short enough that panes nobody comes back for end.
+pub const DEFAULT_ORPHAN_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// Everything `herdr server` resolves before starting a supervisor.
 #[derive(Debug, Clone)]
@@ -36,6 +45,13 @@ pub struct ServerConfig {
     pub worker_exe: PathBuf,
     /// Injected into panes as `HERDR_BIN_PATH`: the `herdr` executable.
     pub bin_path: PathBuf,
+    /// The session's data dir: `session.json` and its recovery files live here.
+    pub data_dir: PathBuf,
+    /// False with `--no-session`: `session.json` is neither read nor written.
+    pub persist: bool,
+    /// How long workers wait for a new supervisor after this one dies
+    /// ([`DEFAULT_ORPHAN_TIMEOUT`] unless configured).
+    pub orphan_timeout: Duration,
 }
 
 impl ServerConfig {

@@ -1,43 +1,103 @@
-//! Starting and stopping a supervisor: bind, accept, signals, orderly shutdown.
+//! Starting and stopping a supervisor: bind, adopt or restore the panes, accept, orderly
+//! shutdown.
+//!
+//! [`run`] is the testable entry point: it takes bound [`Sockets`] and a `shutdown` future.
+//! Before it answers anything it finishes an adoption phase: the layout comes back from
+//! `session.json`, each pane's worker is taken over if it outlived the previous supervisor
+//! (else the pane's program starts again), and workers the layout does not know are placed in a
+//! `recovered` workspace. Clients that connect meanwhile wait in the listen backlog.
 
+use std::future::Future;
+use std::os::unix::net::UnixListener;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::task::JoinSet;
 
 use crate::api::transport;
-use crate::socket::{self, SocketIdentity};
-use crate::state::Shared;
-use crate::{ServerConfig, clients, reaper};
+use crate::autosave::Autosave;
+use crate::session::{Effects, Session};
+use crate::socket::{self, BindError, SocketIdentity};
+use crate::state::{HEADLESS_COLS, HEADLESS_ROWS, Launched, Shared};
+use crate::workers::RuntimeDir;
+use crate::{ServerConfig, clients, persist, reaper};
 
-/// Runs a supervisor until `server.stop`, SIGTERM or SIGINT. Blocks the calling thread.
-pub fn run(config: ServerConfig) -> anyhow::Result<()> {
+/// The session's two listening sockets, bound and not yet served.
+#[derive(Debug)]
+pub struct Sockets {
+    api: UnixListener,
+    client: UnixListener,
+    api_identity: SocketIdentity,
+    client_identity: SocketIdentity,
+}
+
+impl Sockets {
+    /// Binds the API and client sockets of `config` (refusing a live server and anything at
+    /// those paths that is not a socket).
+    pub fn bind(config: &ServerConfig) -> Result<Self, BindError> {
+        let api = socket::bind(&config.api_socket)?;
+        let api_identity = SocketIdentity::of(&config.api_socket);
+        let client = match socket::bind(&config.client_socket) {
+            Ok(client) => client,
+            Err(e) => {
+                api_identity.remove_if_owned();
+                return Err(e);
+            }
+        };
+        let client_identity = SocketIdentity::of(&config.client_socket);
+        Ok(Self { api, client, api_identity, client_identity })
+    }
+}
+
+/// `herdr server`: binds, then runs until `server.stop`, SIGTERM or SIGINT. Blocks the thread.
+pub fn serve_blocking(config: ServerConfig) -> anyhow::Result<()> {
     raise_fd_limit();
     reaper::become_subreaper().context("could not become a child subreaper")?;
+    let sockets = Sockets::bind(&config)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("could not start the async runtime")?;
-    runtime.block_on(serve(config))
+    runtime.block_on(async {
+        let stop = termination()?;
+        run(config, sockets, stop).await
+    })
 }
 
-async fn serve(config: ServerConfig) -> anyhow::Result<()> {
-    let listener = socket::bind(&config.api_socket)?;
-    let identity = SocketIdentity::of(&config.api_socket);
-    let client_listener = socket::bind(&config.client_socket)?;
-    let client_identity = SocketIdentity::of(&config.client_socket);
-    log::info!("herdr supervisor listening on {}", config.api_socket.display());
+/// Runs a supervisor on `sockets` until `shutdown` resolves or `server.stop` is called, then
+/// saves the session and ends every pane. A supervisor that is dropped or dies without getting
+/// here leaves its workers running for the next one.
+pub async fn run(
+    config: ServerConfig,
+    sockets: Sockets,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let runtime = RuntimeDir::prepare(&config.api_socket)?;
     clients::clear_stale_scrollback(&config);
-    let shared = Shared::new(config);
+    let (session, autosave, restored) = load_session(&config);
+    let shared = Shared::with_session(config, runtime, autosave, session);
     tokio::spawn(reaper::reap_forever());
-    spawn_signal_watch(&shared)?;
+    adopt_and_restore(&shared, restored).await;
+
+    let api = socket::listen(sockets.api).context("could not serve the API socket")?;
+    let client_listener = socket::listen(sockets.client).context("could not serve the client socket")?;
+    log::info!("herdr supervisor listening on {}", shared.config.api_socket.display());
+    let saver = tokio::spawn(Autosave::run(shared.clone()));
     let clients = tokio::spawn(clients::serve(shared.clone(), client_listener));
+    {
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            shutdown.await;
+            shared.begin_shutdown();
+        });
+    }
 
     let mut stop = shared.shutdown_signal();
     loop {
         tokio::select! {
-            accepted = listener.accept() => match accepted {
+            accepted = api.accept() => match accepted {
                 Ok((stream, _)) => {
                     tokio::spawn(transport::serve(shared.clone(), stream));
                 }
@@ -46,15 +106,104 @@ async fn serve(config: ServerConfig) -> anyhow::Result<()> {
             _ = stop.wait_for(|stopping| *stopping) => break,
         }
     }
-    drop(listener);
-    identity.remove_if_owned();
-    client_identity.remove_if_owned();
+    drop(api);
+    sockets.api_identity.remove_if_owned();
+    sockets.client_identity.remove_if_owned();
+    // Saved before any pane closes, so the file keeps the whole layout.
+    saver.abort();
+    shared.autosave.finish(shared.encoded_session());
     close_all_panes(&shared).await;
     // Attached terminals are told the server is stopping; a stuck one does not hold us up.
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), clients).await;
-    reaper::reap_remaining(std::time::Duration::from_secs(2)).await;
+    let _ = tokio::time::timeout(Duration::from_secs(2), clients).await;
+    reaper::reap_remaining(Duration::from_secs(2)).await;
     log::info!("herdr supervisor stopped");
     Ok(())
+}
+
+/// The session to start from: `session.json` restored (with the spawns that bring its panes
+/// back), or an empty one. A file that cannot be loaded is kept in `session-backups/` before
+/// anything may overwrite it; if even that fails, this run saves nothing.
+fn load_session(config: &ServerConfig) -> (Session, Autosave, Effects) {
+    let empty = || Session::new(HEADLESS_COLS, HEADLESS_ROWS);
+    if !config.persist {
+        return (empty(), Autosave::disabled(), Effects::default());
+    }
+    let path = config.data_dir.join(persist::SESSION_FILE);
+    match persist::load(&path) {
+        persist::LoadOutcome::Missing => (empty(), Autosave::to(path, None), Effects::default()),
+        persist::LoadOutcome::Loaded(snapshot) => {
+            let on_disk = std::fs::read(&path).ok();
+            let (session, effects) = Session::restore(snapshot, HEADLESS_COLS, HEADLESS_ROWS);
+            log::info!("persist.load path={} panes={}", path.display(), effects.spawns.len());
+            (session, Autosave::to(path, on_disk), effects)
+        }
+        persist::LoadOutcome::Failed { reason, original: None } => {
+            log::error!(
+                "persist.load_failed path={}: {reason}; not saving this session, so the file stays as it is",
+                path.display()
+            );
+            (empty(), Autosave::disabled(), Effects::default())
+        }
+        persist::LoadOutcome::Failed { reason, original: Some(original) } => {
+            log::warn!("persist.load_failed path={}: {reason}", path.display());
+            match persist::backup_original(&path, &original) {
+                Ok(backup) => {
+                    log::warn!("persist.backup path={}", backup.display());
+                    (empty(), Autosave::to(path, None), Effects::default())
+                }
+                Err(e) => {
+                    log::error!(
+                        "persist.backup_failed path={}: {e}; not saving this session, so the file stays as it is",
+                        path.display()
+                    );
+                    (empty(), Autosave::disabled(), Effects::default())
+                }
+            }
+        }
+    }
+}
+
+/// The adoption phase: every restored pane gets its surviving worker or a new program, then
+/// workers nobody's layout knows are adopted into the `recovered` workspace.
+async fn adopt_and_restore(shared: &Arc<Shared>, restored: Effects) {
+    let started = std::time::Instant::now();
+    let launched = shared.apply(restored);
+    let (mut adopted, fresh) = count(launched).await;
+    let known: std::collections::HashSet<String> = {
+        let session = shared.session();
+        session.pane_keys().iter().filter_map(|k| session.pane_uid(*k).map(str::to_owned)).collect()
+    };
+    let strays: Vec<String> = shared.runtime.worker_uids().into_iter().filter(|uid| !known.contains(uid)).collect();
+    let mut recovered = Effects::default();
+    for uid in strays {
+        shared.runtime.remove_stale(&uid);
+        if shared.runtime.worker_socket(&uid).exists() {
+            let (_, effects) = shared.session().add_recovered_pane(uid, None);
+            recovered.merge(effects);
+        }
+    }
+    let recovered_count = recovered.spawns.len();
+    let (more, _) = count(shared.apply(recovered)).await;
+    adopted += more;
+    if adopted + fresh > 0 {
+        log::info!(
+            "adoption: {adopted} workers adopted ({recovered_count} not in the saved layout), {fresh} panes started again, in {} ms",
+            started.elapsed().as_millis()
+        );
+    }
+}
+
+/// Waits for every start; `(adopted, started afresh)`.
+async fn count(launched: Launched) -> (usize, usize) {
+    let (mut adopted, mut fresh) = (0, 0);
+    for (_, rx) in launched {
+        match rx.await {
+            Ok(Ok(started)) if started.adopted => adopted += 1,
+            Ok(Ok(_)) => fresh += 1,
+            _ => {}
+        }
+    }
+    (adopted, fresh)
 }
 
 /// Server stop ends every pane: each worker hangs up its program.
@@ -66,13 +215,13 @@ async fn close_all_panes(shared: &Arc<Shared>) {
     while closing.join_next().await.is_some() {}
 }
 
-fn spawn_signal_watch(shared: &Arc<Shared>) -> anyhow::Result<()> {
+/// Resolves on SIGTERM or SIGINT. SIGHUP is ignored: a daemon outlives the terminal that started
+/// it.
+fn termination() -> anyhow::Result<impl Future<Output = ()> + Send + 'static> {
     let mut term = signal(SignalKind::terminate()).context("SIGTERM handler")?;
     let mut int = signal(SignalKind::interrupt()).context("SIGINT handler")?;
-    // A daemon outlives the terminal that started it.
     let mut hup = signal(SignalKind::hangup()).context("SIGHUP handler")?;
-    let shared = shared.clone();
-    tokio::spawn(async move {
+    Ok(async move {
         loop {
             tokio::select! {
                 _ = term.recv() => break,
@@ -80,9 +229,7 @@ fn spawn_signal_watch(shared: &Arc<Shared>) -> anyhow::Result<()> {
                 _ = hup.recv() => continue,
             }
         }
-        shared.begin_shutdown();
-    });
-    Ok(())
+    })
 }
 
 /// Each API client and each pane's PTY master hold descriptors; lift the soft limit to the hard one.

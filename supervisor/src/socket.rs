@@ -11,6 +11,12 @@ use tokio::net::{UnixListener, UnixStream};
 pub enum BindError {
     #[error("herdr is already running (socket busy at {})", .0.display())]
     Busy(PathBuf),
+    #[error(
+        "{} exists and is not a socket; herdr will not replace it (move it away, or choose another \
+         path with HERDR_SOCKET_PATH)",
+        .0.display()
+    )]
+    NotASocket(PathBuf),
     #[error("could not prepare socket directory {}: {source}", .path.display())]
     Dir { path: PathBuf, source: io::Error },
     #[error("could not bind {}: {source}", .path.display())]
@@ -18,25 +24,36 @@ pub enum BindError {
 }
 
 /// Binds `path` with mode 0600 in a directory that is created 0700 when missing. A socket file
-/// nobody listens on is stale and replaced; a live one means another supervisor owns the session.
-pub fn bind(path: &Path) -> Result<UnixListener, BindError> {
+/// nobody listens on is stale and replaced; a live one means another supervisor owns the session;
+/// anything else at the path (a regular file, a directory, a symlink) is someone's and is never
+/// touched.
+pub fn bind(path: &Path) -> Result<std::os::unix::net::UnixListener, BindError> {
+    use std::os::unix::fs::FileTypeExt;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         prepare_dir(dir).map_err(|source| BindError::Dir { path: dir.to_owned(), source })?;
     }
-    if path.exists() {
-        match std::os::unix::net::UnixStream::connect(path) {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if !meta.file_type().is_socket() => return Err(BindError::NotASocket(path.to_owned())),
+        Ok(_) => match std::os::unix::net::UnixStream::connect(path) {
             Ok(_) => return Err(BindError::Busy(path.to_owned())),
             Err(_) => {
                 log::info!("removing stale socket {}", path.display());
                 let _ = fs::remove_file(path);
             }
-        }
+        },
+        Err(_) => {}
     }
-    let listener =
-        UnixListener::bind(path).map_err(|source| BindError::Bind { path: path.to_owned(), source })?;
+    let listener = std::os::unix::net::UnixListener::bind(path)
+        .map_err(|source| BindError::Bind { path: path.to_owned(), source })?;
     fs::set_permissions(path, fs::Permissions::from_mode(0o600))
         .map_err(|source| BindError::Bind { path: path.to_owned(), source })?;
+    listener.set_nonblocking(true).map_err(|source| BindError::Bind { path: path.to_owned(), source })?;
     Ok(listener)
+}
+
+/// Registers a listener made by [`bind`] with the running reactor.
+pub fn listen(listener: std::os::unix::net::UnixListener) -> std::io::Result<UnixListener> {
+    UnixListener::from_std(listener)
 }
 
 fn prepare_dir(dir: &Path) -> io::Result<()> {

@@ -1,19 +1,21 @@
 //! The supervisor's shared state, split by owner: the session model, the worker registry and the
 //! event hub. Locks are never held across an await; the order is session, then panes.
 
+use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use herdr_protocol::api::{ApiError, ApiResult};
-use herdr_protocol::ipc::{WorkerEvent, WorkerRequest};
+use herdr_protocol::ipc::{WorkerEvent, WorkerIdentity, WorkerRequest};
 use tokio::sync::{oneshot, watch};
 
 use crate::ServerConfig;
 use crate::api::envelope::Failure;
+use crate::autosave::Autosave;
 use crate::clients::Screens;
 use crate::hub::Hub;
-use crate::session::{Effects, HandleError, PaneKey, Session, SpawnRequest};
-use crate::workers::{self, Launch, PaneHandle, PaneObserver, Registry};
+use crate::session::{Effects, HandleError, PaneKey, Session, SpawnOrigin, SpawnRequest};
+use crate::workers::{self, Gone, Launch, LaunchMode, PaneHandle, PaneObserver, Registry, RuntimeDir, Started};
 
 /// The tab area used while no client is attached (upstream's headless size).
 pub const HEADLESS_COLS: u16 = 120;
@@ -22,6 +24,10 @@ pub const HEADLESS_ROWS: u16 = 40;
 #[derive(Debug)]
 pub struct Shared {
     pub config: ServerConfig,
+    /// Where this session's workers listen and the secret they expect.
+    pub runtime: RuntimeDir,
+    /// `session.json`: every change to the session model wakes it.
+    pub autosave: Autosave,
     session: Mutex<Session>,
     panes: Mutex<Registry>,
     pub hub: Hub,
@@ -32,13 +38,49 @@ pub struct Shared {
     me: Weak<Shared>,
 }
 
-type Started = Vec<(PaneKey, oneshot::Receiver<Result<i32, String>>)>;
+/// The panes an [`Shared::apply`] started, and how each start went.
+pub type Launched = Vec<(PaneKey, oneshot::Receiver<Result<Started, String>>)>;
+
+/// The session model behind its lock. Dropping the guard tells autosave that the model may have
+/// changed: every change goes through here, so none can be forgotten, and autosave writes only
+/// when the saved form really differs.
+pub struct SessionGuard<'a> {
+    guard: MutexGuard<'a, Session>,
+    autosave: &'a Autosave,
+}
+
+impl Deref for SessionGuard<'_> {
+    type Target = Session;
+    fn deref(&self) -> &Session {
+        &self.guard
+    }
+}
+
+impl DerefMut for SessionGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Session {
+        &mut self.guard
+    }
+}
+
+impl Drop for SessionGuard<'_> {
+    fn drop(&mut self) {
+        self.autosave.mark_dirty();
+    }
+}
 
 impl Shared {
-    pub fn new(config: ServerConfig) -> Arc<Self> {
+    /// A supervisor's state over `session` (empty, or restored from `session.json`).
+    pub fn with_session(
+        config: ServerConfig,
+        runtime: RuntimeDir,
+        autosave: Autosave,
+        session: Session,
+    ) -> Arc<Self> {
         Arc::new_cyclic(|me| Shared {
             config,
-            session: Mutex::new(Session::new(HEADLESS_COLS, HEADLESS_ROWS)),
+            runtime,
+            autosave,
+            session: Mutex::new(session),
             panes: Mutex::new(Registry::default()),
             hub: Hub::new(),
             screens: Screens::default(),
@@ -48,8 +90,21 @@ impl Shared {
         })
     }
 
-    pub fn session(&self) -> MutexGuard<'_, Session> {
-        self.session.lock().unwrap_or_else(PoisonError::into_inner)
+    /// A state for tests: an empty session, no runtime dir, nothing saved.
+    #[cfg(test)]
+    pub fn new(config: ServerConfig) -> Arc<Self> {
+        let runtime = RuntimeDir { workers: "/nonexistent/workers".into(), secret: String::new() };
+        Self::with_session(config, runtime, Autosave::disabled(), Session::new(HEADLESS_COLS, HEADLESS_ROWS))
+    }
+
+    pub fn session(&self) -> SessionGuard<'_> {
+        SessionGuard { guard: self.session.lock().unwrap_or_else(PoisonError::into_inner), autosave: &self.autosave }
+    }
+
+    /// The session as `session.json` holds it, encoded (autosave's read: it marks nothing dirty).
+    pub fn encoded_session(&self) -> Vec<u8> {
+        let snapshot = self.session.lock().unwrap_or_else(PoisonError::into_inner).to_snapshot();
+        crate::persist::encode(&snapshot)
     }
 
     fn panes(&self) -> MutexGuard<'_, Registry> {
@@ -103,7 +158,7 @@ impl Shared {
     }
 
     /// Carries out what the model decided: publish events, start, close and resize workers.
-    pub fn apply(&self, effects: Effects) -> Started {
+    pub fn apply(&self, effects: Effects) -> Launched {
         self.hub.publish(effects.events);
         let mut started = Vec::new();
         let mut panes = self.panes();
@@ -140,6 +195,17 @@ impl Shared {
     fn launch_spec(&self, spawn: SpawnRequest) -> Launch {
         let mut env = spawn.env;
         env.extend(self.config.pane_env(&spawn.workspace_id, &spawn.tab_id, &spawn.pane_id));
+        let identity = WorkerIdentity {
+            socket: self.runtime.worker_socket(&spawn.uid).display().to_string(),
+            uid: spawn.uid,
+            secret: self.runtime.secret.clone(),
+            orphan_timeout_ms: u64::try_from(self.config.orphan_timeout.as_millis()).unwrap_or(u64::MAX),
+        };
+        let mode = match spawn.origin {
+            SpawnOrigin::New => LaunchMode::Spawn,
+            SpawnOrigin::Restored => LaunchMode::AdoptOrSpawn,
+            SpawnOrigin::Recovered => LaunchMode::AdoptOnly,
+        };
         Launch {
             key: spawn.pane,
             worker_exe: self.config.worker_exe.clone(),
@@ -148,6 +214,8 @@ impl Shared {
             env,
             cols: spawn.cols,
             rows: spawn.rows,
+            identity,
+            mode,
         }
     }
 
@@ -156,10 +224,10 @@ impl Shared {
     }
 }
 
-async fn wait_started(started: Started) -> Result<(), String> {
+async fn wait_started(started: Launched) -> Result<(), String> {
     for (_, rx) in started {
         match rx.await {
-            Ok(Ok(_pid)) => {}
+            Ok(Ok(_)) => {}
             Ok(Err(msg)) => return Err(msg),
             Err(_) => return Err("the pane's worker stopped while starting".to_owned()),
         }
@@ -192,6 +260,14 @@ impl PaneObserver for SharedObserver {
             match event {
                 WorkerEvent::Title(title) => session.set_pane_title(key, title),
                 WorkerEvent::Cwd(cwd) => session.set_pane_cwd(key, cwd),
+                WorkerEvent::LiveCwd(cwd) => {
+                    session.set_pane_live_cwd(key, cwd);
+                    Effects::default()
+                }
+                WorkerEvent::StartFailed { message } => {
+                    log::warn!("pane {key:?}: held in the layout: {message}");
+                    Effects::default()
+                }
                 WorkerEvent::AgentIdentity { agent, reason, .. } => {
                     session.agent_identity(key, agent, reason)
                 }
@@ -205,10 +281,15 @@ impl PaneObserver for SharedObserver {
         shared.apply(effects);
     }
 
-    fn pane_gone(&self, key: PaneKey) {
+    fn pane_gone(&self, key: PaneKey, how: Gone) {
         let Some(shared) = self.0.upgrade() else { return };
         if shared.is_shutting_down() {
             return;
+        }
+        if !how.is_orderly() {
+            // Killed, not ended: perhaps the first of every pane dying at a logout or reboot.
+            // Until that is ruled out, session.json keeps the layout from before.
+            shared.autosave.hold(shared.encoded_session());
         }
         shared.panes().remove(key);
         shared.screens.remove(key);

@@ -6,7 +6,7 @@
 
 use herdr_protocol::ipc::{CopyRequest, ScrollTo, WorkerResponse};
 
-use super::{Pane, error};
+use super::{Pane, requests::error};
 use crate::{WorkerError, keys};
 
 impl Pane {

@@ -1,14 +1,18 @@
 //! Plays the supervisor for integration tests: a socketpair, the real worker binary with
-//! `--ipc-fd`, frames and fds both ways, and waits with deadlines on named conditions.
+//! `--ipc-fd`, frames and fds both ways, and waits with deadlines on named conditions. Each
+//! worker gets an identity naming its own socket in a private temp dir, so a test can also play
+//! the new supervisor that re-adopts it.
 
 #![allow(dead_code, reason = "each test binary uses a different part of the harness")]
 
 use std::{
     io::{self, Write},
+    ops::{Deref, DerefMut},
     os::{
         fd::{AsRawFd, FromRawFd, OwnedFd, RawFd},
         unix::{net::UnixStream, process::CommandExt},
     },
+    path::PathBuf,
     process::{Child, Command, ExitStatus},
     sync::Once,
     time::{Duration, Instant},
@@ -16,11 +20,21 @@ use std::{
 
 use herdr_protocol::ipc::{
     FrameDecoder, IPC_VERSION, Matcher, ReadFormat, ReadOutput, ReadSource, ReadSpec, Start,
-    SupervisorToWorker, WorkerEvent, WorkerRequest, WorkerResponse, WorkerToSupervisor, encode_frame,
+    SupervisorToWorker, WorkerEvent, WorkerIdentity, WorkerRequest, WorkerResponse, WorkerToSupervisor,
+    encode_frame,
 };
 use sendfd::{RecvWithFd, SendWithFd};
 
 pub const DEADLINE: Duration = Duration::from_secs(15);
+
+/// The session secret every test worker is given.
+pub const SECRET: &str = "test-session-secret";
+
+/// The pane uid of every test worker (each has its own socket directory).
+pub const UID: &str = "00c0ffee00c0ffee";
+
+/// Long enough that no worker gives up during a test unless the test asks for less.
+pub const ORPHAN_TIMEOUT_MS: u64 = 120_000;
 
 /// Makes the test process a child subreaper, as the supervisor is, so programs whose worker
 /// died are reparented to us and can be reaped.
@@ -37,24 +51,65 @@ pub fn become_subreaper() {
 #[derive(Debug)]
 pub struct Timeout;
 
+/// A worker process, where its socket is, and the connection of the supervisor it is linked to
+/// (whose frame methods are reached through the `Worker`).
 pub struct Worker {
     pub child: Child,
-    link: UnixStream,
-    decoder: FrameDecoder,
-    fds: Vec<OwnedFd>,
-    /// Frames that arrived while waiting for something else (events, other responses).
-    pub stash: Vec<WorkerToSupervisor>,
-    next_id: u64,
+    conn: Conn,
+    /// The 0700 directory the socket lives in (the session's `workers/` dir).
+    pub dir: tempfile::TempDir,
+    pub socket: PathBuf,
+    pub orphan_timeout_ms: u64,
+}
+
+impl Deref for Worker {
+    type Target = Conn;
+
+    fn deref(&self) -> &Conn {
+        &self.conn
+    }
+}
+
+impl DerefMut for Worker {
+    fn deref_mut(&mut self) -> &mut Conn {
+        &mut self.conn
+    }
+}
+
+/// What `Adopted` said, and the PTY master fd that came beside it.
+#[derive(Debug)]
+pub struct Adopted {
+    pub worker_pid: i32,
+    pub child_pid: i32,
+    pub size: (u16, u16),
+    pub master: OwnedFd,
 }
 
 impl Worker {
     /// Starts the worker binary with its end of a fresh socketpair as fd 3.
     pub fn start() -> Self {
-        Self::start_with_env(&[])
+        Self::start_with(&[], ORPHAN_TIMEOUT_MS)
     }
 
     /// As `start`, with extra environment for the worker (e.g. its config dir).
     pub fn start_with_env(env: &[(&str, &str)]) -> Self {
+        Self::start_with(env, ORPHAN_TIMEOUT_MS)
+    }
+
+    /// As `start`, with extra environment and the orphan timeout its identity will carry.
+    pub fn start_with(env: &[(&str, &str)], orphan_timeout_ms: u64) -> Self {
+        let dir = tempfile::tempdir().expect("socket dir");
+        let socket = dir.path().join(format!("{UID}.sock"));
+        Self::start_at(dir, socket, env, orphan_timeout_ms)
+    }
+
+    /// Starts a worker whose identity names `socket` (normally inside `dir`, which it keeps).
+    pub fn start_at(
+        dir: tempfile::TempDir,
+        socket: PathBuf,
+        env: &[(&str, &str)],
+        orphan_timeout_ms: u64,
+    ) -> Self {
         become_subreaper();
         let (ours, theirs) = UnixStream::pair().expect("socketpair");
         let raw = theirs.as_raw_fd();
@@ -80,20 +135,167 @@ impl Worker {
         }
         let child = cmd.spawn().expect("spawn worker");
         drop(theirs);
-        ours.set_read_timeout(Some(Duration::from_millis(200))).expect("timeout");
-        Self {
-            child,
-            link: ours,
-            decoder: FrameDecoder::new(),
-            fds: Vec::new(),
-            stash: Vec::new(),
-            next_id: 1,
+        Self { child, conn: Conn::new(ours), dir, socket, orphan_timeout_ms }
+    }
+
+    pub fn identity(&self) -> WorkerIdentity {
+        WorkerIdentity {
+            uid: UID.into(),
+            socket: self.socket.to_str().expect("utf-8 socket path").into(),
+            secret: SECRET.into(),
+            orphan_timeout_ms: self.orphan_timeout_ms,
+        }
+    }
+
+    /// The first frame on the inherited link, as the supervisor sends it.
+    pub fn hello(&mut self, start: Start) {
+        let identity = self.identity();
+        self.send(&SupervisorToWorker::Hello { version: IPC_VERSION, start, identity });
+    }
+
+    /// As `hello`, with `fd` beside the frame (`Start::Adopt` carries the PTY master).
+    pub fn hello_with_fd(&mut self, start: Start, fd: RawFd) {
+        let identity = self.identity();
+        self.send_with_fd(&SupervisorToWorker::Hello { version: IPC_VERSION, start, identity }, fd);
+    }
+
+    /// Handshake plus spawn; returns the program's pid and the PTY master dup.
+    pub fn spawn(
+        &mut self,
+        argv: &[&str],
+        env: &[(&str, &str)],
+        cwd: Option<&str>,
+        size: (u16, u16),
+    ) -> (i32, OwnedFd) {
+        self.hello(spawn_start(argv, env, cwd, size, false));
+        self.expect_hello();
+        let pid = self.expect("Spawned", |f| match f {
+            WorkerToSupervisor::Spawned { child_pid } => Some(*child_pid),
+            WorkerToSupervisor::SpawnFailed { message } => panic!("spawn failed: {message}"),
+            _ => None,
+        });
+        (pid, self.take_fd())
+    }
+
+    /// A new connection to the worker's socket, as a new supervisor makes it.
+    pub fn connect(&self) -> Conn {
+        Conn::new(UnixStream::connect(&self.socket).expect("connect to the worker socket"))
+    }
+
+    /// Plays a new supervisor: connects, adopts with the session secret, and talks on that
+    /// connection from then on.
+    pub fn adopt(&mut self) -> Adopted {
+        let mut conn = self.connect();
+        let adopted = conn.adopt(IPC_VERSION, SECRET).unwrap_or_else(|reason| panic!("refused: {reason}"));
+        // Request ids go on from the old link's, so a test can tell whose answer is whose.
+        conn.next_id = self.conn.next_id;
+        self.conn = conn;
+        adopted
+    }
+
+    pub fn wait_exit(&mut self) -> ExitStatus {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "worker did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether the worker process is still running.
+    pub fn running(&mut self) -> bool {
+        self.child.try_wait().expect("try_wait").is_none()
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `Start::Spawn` for `argv` with `env` (in order), `cwd` and `size`.
+pub fn spawn_start(
+    argv: &[&str],
+    env: &[(&str, &str)],
+    cwd: Option<&str>,
+    size: (u16, u16),
+    hold_failure: bool,
+) -> Start {
+    Start::Spawn {
+        argv: Some(argv.iter().map(|s| s.to_string()).collect()),
+        cwd: cwd.map(str::to_string),
+        env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        cols: size.0,
+        rows: size.1,
+        hold_failure,
+    }
+}
+
+/// One supervisor-side connection to a worker: the inherited link, or one made to its socket.
+pub struct Conn {
+    link: UnixStream,
+    decoder: FrameDecoder,
+    fds: Vec<OwnedFd>,
+    /// Frames that arrived while waiting for something else (events, other responses).
+    pub stash: Vec<WorkerToSupervisor>,
+    next_id: u64,
+}
+
+impl Conn {
+    fn new(link: UnixStream) -> Self {
+        link.set_read_timeout(Some(Duration::from_millis(200))).expect("timeout");
+        Self { link, decoder: FrameDecoder::new(), fds: Vec::new(), stash: Vec::new(), next_id: 1 }
+    }
+
+    /// Sends `Adopt` and waits for the answer: `Adopted` with its fd, or the refusal's reason.
+    pub fn adopt(&mut self, version: u32, secret: &str) -> Result<Adopted, String> {
+        self.send(&SupervisorToWorker::Adopt { version, secret: secret.into() });
+        let answer = self.expect("Adopted or Refused", |f| match f {
+            WorkerToSupervisor::Adopted { worker_pid, child_pid, cols, rows } => {
+                Some(Ok((*worker_pid, *child_pid, (*cols, *rows))))
+            }
+            WorkerToSupervisor::Refused { reason } => Some(Err(reason.clone())),
+            _ => None,
+        });
+        let (worker_pid, child_pid, size) = answer?;
+        Ok(Adopted { worker_pid, child_pid, size, master: self.take_fd() })
+    }
+
+    /// Waits until the worker closes this connection (frames on the way are stashed).
+    pub fn expect_closed(&mut self, what: &str) {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            match self.recv_until(deadline) {
+                Ok(None) => return,
+                Ok(Some(frame)) => self.stash.push(frame),
+                Err(Timeout) => panic!("the worker did not close the connection ({what})"),
+            }
+        }
+    }
+
+    /// The frames received so far and whatever arrives until `quiet` passes without one (for
+    /// checking what was NOT sent; never used to wait for something to happen).
+    pub fn drain(&mut self, quiet: Duration) -> Vec<WorkerToSupervisor> {
+        loop {
+            match self.recv_until(Instant::now() + quiet) {
+                Ok(Some(frame)) => self.stash.push(frame),
+                Ok(None) | Err(Timeout) => return std::mem::take(&mut self.stash),
+            }
         }
     }
 
     pub fn send(&mut self, msg: &SupervisorToWorker) {
         let bytes = encode_frame(msg).expect("encode");
         self.link.write_all(&bytes).expect("send frame");
+    }
+
+    /// Bytes as they are, e.g. a frame of another ipc version.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.link.write_all(bytes).expect("send bytes");
     }
 
     pub fn send_with_fd(&mut self, msg: &SupervisorToWorker, fd: RawFd) {
@@ -168,33 +370,6 @@ impl Worker {
         self.fds.remove(0)
     }
 
-    /// Handshake plus spawn; returns the program's pid and the PTY master dup.
-    pub fn spawn(
-        &mut self,
-        argv: &[&str],
-        env: &[(&str, &str)],
-        cwd: Option<&str>,
-        size: (u16, u16),
-    ) -> (i32, OwnedFd) {
-        self.send(&SupervisorToWorker::Hello {
-            version: IPC_VERSION,
-            start: Start::Spawn {
-                argv: Some(argv.iter().map(|s| s.to_string()).collect()),
-                cwd: cwd.map(str::to_string),
-                env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-                cols: size.0,
-                rows: size.1,
-            },
-        });
-        self.expect_hello();
-        let pid = self.expect("Spawned", |f| match f {
-            WorkerToSupervisor::Spawned { child_pid } => Some(*child_pid),
-            WorkerToSupervisor::SpawnFailed { message } => panic!("spawn failed: {message}"),
-            _ => None,
-        });
-        (pid, self.take_fd())
-    }
-
     pub fn expect_hello(&mut self) -> i32 {
         self.expect("Hello", |f| match f {
             WorkerToSupervisor::Hello { version, worker_pid } => {
@@ -264,24 +439,6 @@ impl Worker {
             WorkerToSupervisor::Event(e) if pick(e) => Some(e.clone()),
             _ => None,
         })
-    }
-
-    pub fn wait_exit(&mut self) -> ExitStatus {
-        let deadline = Instant::now() + DEADLINE;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("try_wait") {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "worker did not exit");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

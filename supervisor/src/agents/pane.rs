@@ -90,6 +90,9 @@ pub struct PaneAgent {
     session: Option<AgentSessionInfo>,
     name: Option<String>,
     launch: Option<Launch>,
+    /// The kind of a managed agent restored from `session.json`, whose launch record did not
+    /// survive the restart. Goes with the name when the agent does.
+    restored_kind: Option<String>,
     /// A new identity has not produced its first verdict yet: its first idle is not a completion.
     acquiring: bool,
     seen: bool,
@@ -112,6 +115,7 @@ impl Default for PaneAgent {
             session: None,
             name: None,
             launch: None,
+            restored_kind: None,
             acquiring: false,
             seen: true,
             state_change_seq: 0,
@@ -338,6 +342,7 @@ impl PaneAgent {
                 // The agent exited, was released or replaced: its name and launch go with it.
                 self.name = None;
                 self.launch = None;
+                self.restored_kind = None;
             }
         }
         if next.agent.is_some() && next.state != DetectedState::Unknown {
@@ -349,6 +354,7 @@ impl PaneAgent {
                 // A different program came up than the one launched.
                 self.launch = None;
                 self.name = None;
+                self.restored_kind = None;
             } else {
                 launch.advance(detected.as_deref(), next.state);
             }
@@ -451,8 +457,32 @@ impl PaneAgent {
         self.launch.as_ref()
     }
 
+    /// The kind of the managed agent the pane runs: a launch that is no longer pending, or one
+    /// restored from `session.json`. None while a launch is still starting.
+    pub fn managed_kind(&self) -> Option<&str> {
+        match &self.launch {
+            Some(launch) => (!launch.pending()).then_some(launch.kind.as_str()),
+            None => self.restored_kind.as_deref(),
+        }
+    }
+
+    /// Puts back what `session.json` kept about the pane's agent after a restart: its name,
+    /// managed kind and session ref (for native resume). Nothing is detected yet, so the pane
+    /// does not host an agent until its program shows one.
+    pub fn restore_saved(
+        &mut self,
+        name: Option<String>,
+        managed_kind: Option<String>,
+        session: Option<AgentSessionInfo>,
+    ) {
+        self.name = name;
+        self.restored_kind = managed_kind;
+        self.session = session;
+    }
+
     /// `agent.start` typed `kind`'s command: pending until it is detected idle or `deadline`.
     pub fn start_launch(&mut self, name: String, kind: String, deadline: Instant) {
+        self.restored_kind = None;
         self.name = Some(name);
         self.launch = Some(Launch::new(kind, deadline));
     }

@@ -14,6 +14,9 @@ fn server() -> ServerConfig {
         session_name: None,
         worker_exe: PathBuf::from("/opt/herdr/herdr-pane-worker"),
         bin_path: PathBuf::from("/opt/herdr/herdr"),
+        data_dir: PathBuf::from("/nonexistent/data"),
+        persist: false,
+        orphan_timeout: crate::DEFAULT_ORPHAN_TIMEOUT,
     }
 }
 

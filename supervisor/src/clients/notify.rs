@@ -382,6 +382,9 @@ mod tests {
             session_name: None,
             worker_exe: path("/nonexistent/herdr-pane-worker"),
             bin_path: path("/nonexistent/herdr"),
+            data_dir: path("/nonexistent/data"),
+            persist: false,
+            orphan_timeout: crate::DEFAULT_ORPHAN_TIMEOUT,
         });
         let mut session = shared.session();
         for (method, params) in [

@@ -56,6 +56,9 @@ pub struct Config {
     pub theme: ThemeConfig,
     pub headless_cols: u16,
     pub headless_rows: u16,
+    /// `[session] worker_orphan_timeout_secs`: how long panes outlive a supervisor that died
+    /// while no new one adopts them (default a day).
+    pub worker_orphan_timeout_secs: u64,
 }
 
 impl Default for Config {
@@ -103,7 +106,12 @@ pub fn parse(text: &str, file: &str) -> (Config, Vec<Diagnostic>) {
     r.check_keys(server, "server", &["headless_cols", "headless_rows"]);
     let headless_cols = r.u16(server, "server", "headless_cols", 120, (2, 10000));
     let headless_rows = r.u16(server, "server", "headless_rows", 40, (2, 10000));
-    (Config { ui, keys, theme, headless_cols, headless_rows }, diagnostics)
+    // Other `[session]` keys belong to restore (`resume_agents_on_restore`); only this one is read here.
+    let session = r.table(&table, "", "session").unwrap_or(&empty);
+    let default_orphan = crate::DEFAULT_ORPHAN_TIMEOUT.as_secs();
+    let orphan = r.int(session, "session", "worker_orphan_timeout_secs", default_orphan as i64, (1, 30 * 86_400));
+    let worker_orphan_timeout_secs = u64::try_from(orphan).unwrap_or(default_orphan);
+    (Config { ui, keys, theme, headless_cols, headless_rows, worker_orphan_timeout_secs }, diagnostics)
 }
 
 /// Reads and parses `path`. A missing file is the defaults without complaint; an unreadable one

@@ -1,6 +1,7 @@
 //! The session model: workspaces → tabs → split trees of panes, focus, zoom and pane metadata,
 //! and the public API methods that read or change them (`workspace.*`, `tab.*`, the layout and
-//! navigation `pane.*` methods, `layout.export`, `session.snapshot`).
+//! navigation `pane.*` methods, `layout.export`, `session.snapshot`), and the model's
+//! `session.json` form both ways (`persist`: save, restore, recovered panes).
 //!
 //! Pure: plain data and functions, no sockets, no tokio, no processes. A method returns its
 //! result plus [`Effects`] (events to publish, panes to spawn, close or resize) that the
@@ -25,6 +26,7 @@ mod model;
 mod moves;
 mod panes;
 mod params;
+mod persist;
 mod records;
 mod resolve;
 mod tabs;
@@ -38,6 +40,8 @@ mod tests_agents;
 #[cfg(test)]
 mod tests_layout;
 #[cfg(test)]
+mod tests_persist;
+#[cfg(test)]
 mod tests_schema;
 
 use herdr_protocol::api::{ApiError, ApiResult, Event};
@@ -45,17 +49,36 @@ use herdr_protocol::ipc::WorkerRequest;
 use serde_json::Value;
 
 pub use agents::agent_not_found;
-pub use model::Session;
+pub use model::{Session, valid_uid};
+pub use persist::RECOVERED_WORKSPACE;
 
 /// The internal, immutable identity of a pane: it never changes, even when a move gives the pane
 /// a new public id. The supervisor keys its worker registry on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PaneKey(pub u64);
 
-/// Start a worker for a new pane.
+/// Why a pane needs a worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpawnOrigin {
+    /// Created now (API, TUI, layout apply): start a fresh program.
+    New,
+    /// Rebuilt from `session.json` ([`Session::restore`]): re-adopt the live worker with this
+    /// uid if there is one. Otherwise the process is gone, and the user-facing contract is that
+    /// the pane comes back as a shell in its cwd (or as its agent's native resume), with start
+    /// failures held in the pane: `argv` then only says what the pane ran before, and the
+    /// runtime calls [`Session::clear_pane_program`] once it starts something else.
+    Restored,
+    /// A live worker the saved layout did not know ([`Session::add_recovered_pane`]): adopt it.
+    Recovered,
+}
+
+/// Start (or re-adopt) a worker for a pane.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpawnRequest {
     pub pane: PaneKey,
+    /// The pane's stable uid: its worker's identity.
+    pub uid: String,
+    pub origin: SpawnOrigin,
     pub cwd: Option<String>,
     /// None: the user's shell.
     pub argv: Option<Vec<String>>,
@@ -94,7 +117,7 @@ impl Effects {
         self.events.push(event);
     }
 
-    /// Records a spawn; sizes and ids are filled in once the operation has finished.
+    /// Records a spawn; uid, sizes and ids are filled in once the operation has finished.
     fn spawn(
         &mut self,
         pane: PaneKey,
@@ -104,6 +127,8 @@ impl Effects {
     ) {
         self.spawns.push(SpawnRequest {
             pane,
+            uid: String::new(),
+            origin: SpawnOrigin::New,
             cwd,
             argv,
             env,
@@ -187,7 +212,7 @@ impl Session {
     }
 
     /// Completes `fx` after an operation: focus events when the focused pane changed, final
-    /// sizes and ids of spawned panes, and resizes for every other pane whose size changed.
+    /// uids, sizes and ids of spawned panes, and resizes for every other pane whose size changed.
     fn finish(&mut self, before: &model::Observation, fx: &mut Effects) {
         let after = self.observe();
         if after.focus != before.focus
@@ -205,6 +230,9 @@ impl Session {
             }
             if let Some((ws, tab, pane)) = self.pane_ids(spawn.pane) {
                 (spawn.workspace_id, spawn.tab_id, spawn.pane_id) = (ws, tab, pane);
+            }
+            if let Some(pane) = self.panes.get(&spawn.pane) {
+                spawn.uid.clone_from(&pane.uid);
             }
         }
         let mut resizes: Vec<(PaneKey, u16, u16)> = after
@@ -243,6 +271,32 @@ impl Session {
     pub fn set_pane_program(&mut self, key: PaneKey, argv: Vec<String>) {
         if let Some(pane) = self.panes.get_mut(&key) {
             pane.argv = Some(argv);
+        }
+    }
+
+    /// The pane no longer runs the program it was started with (a restored command pane came
+    /// back as a shell), so exports and the next save must not name it.
+    pub fn clear_pane_program(&mut self, key: PaneKey) {
+        if let Some(pane) = self.panes.get_mut(&key) {
+            pane.argv = None;
+        }
+    }
+
+    /// The pane's stable uid (its worker's identity).
+    pub fn pane_uid(&self, key: PaneKey) -> Option<&str> {
+        self.panes.get(&key).map(|p| p.uid.as_str())
+    }
+
+    /// The pane whose uid is `uid`.
+    pub fn pane_by_uid(&self, uid: &str) -> Option<PaneKey> {
+        self.panes.iter().find(|(_, p)| p.uid == uid).map(|(key, _)| *key)
+    }
+
+    /// The cwd the OS reports for the pane's foreground process. Stored for saving only: it
+    /// publishes nothing (`cwd` in the public records stays the program's own report).
+    pub fn set_pane_live_cwd(&mut self, key: PaneKey, cwd: String) {
+        if let Some(pane) = self.panes.get_mut(&key) {
+            pane.live_cwd = Some(cwd);
         }
     }
 

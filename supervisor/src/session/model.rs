@@ -3,6 +3,7 @@
 //! primitives (create, attach, detach, activate); the API methods in sibling modules compose them.
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasher, RandomState};
 
 use herdr_protocol::api::{AgentStatus, SplitDirection};
 
@@ -15,9 +16,17 @@ use crate::agents::PaneAgent;
 pub(super) struct Pane {
     /// Public number within its current workspace (`<ws>:p<number>`).
     pub number: u64,
+    /// Stable across supervisors: names the pane's worker (and its socket) so a new supervisor
+    /// can re-adopt it, and is saved in `session.json`. 16 lowercase hex digits.
+    pub uid: String,
+    /// `term_<uid>`, so it too survives a restore.
     pub terminal_id: String,
     pub label: Option<String>,
+    /// The cwd the program reported (OSC 7).
     pub cwd: Option<String>,
+    /// The cwd the OS shows for the pane's foreground process, when the worker can read it;
+    /// preferred over `cwd` when saving, since many shells never report theirs.
+    pub live_cwd: Option<String>,
     pub terminal_title: Option<String>,
     pub terminal_title_stripped: Option<String>,
     pub agent: Option<String>,
@@ -51,6 +60,8 @@ pub(super) struct Workspace {
     pub active_tab: u64,
     pub next_tab: u64,
     pub next_pane: u64,
+    /// Upstream's worktree grouping, kept as read from `session.json` and written back.
+    pub worktree_space: Option<serde_json::Value>,
 }
 
 impl Workspace {
@@ -83,7 +94,10 @@ pub struct Session {
     pub(super) next_key: u64,
     /// Old public pane ids kept after cross-workspace moves.
     pub(super) aliases: HashMap<String, PaneKey>,
-    terminal_seed: u64,
+    /// Keys the pane uid hash: random per session, so uids never repeat across supervisors.
+    uid_seed: RandomState,
+    /// What `session.json` holds that the model does not use, written back on save.
+    pub(super) carried: super::persist::Carried,
     /// A client shows the session in a focused terminal: set when a client attaches or its
     /// terminal reports focus-in, cleared on focus-out or when the last client detaches.
     pub(super) client_focused: bool,
@@ -126,11 +140,6 @@ pub(super) struct Detached {
 impl Session {
     /// An empty session whose tabs are `cols` x `rows` cells.
     pub fn new(cols: u16, rows: u16) -> Self {
-        // Terminal ids only need to differ between sessions and panes; the start time does that.
-        let terminal_seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_micros() as u64)
-            .unwrap_or(0);
         Self {
             area: Rect::new(0, 0, cols, rows),
             workspaces: Vec::new(),
@@ -139,7 +148,8 @@ impl Session {
             next_workspace: 1,
             next_key: 1,
             aliases: HashMap::new(),
-            terminal_seed,
+            uid_seed: RandomState::new(),
+            carried: super::persist::Carried::default(),
             client_focused: false,
             agent_view: None,
             content_inset: 0,
@@ -231,22 +241,40 @@ impl Session {
 
     /// Allocates a pane record in workspace `wi` (not yet placed in any tree).
     pub(super) fn new_pane(&mut self, wi: usize, cwd: Option<String>, argv: Option<Vec<String>>) -> PaneKey {
+        self.new_pane_with_uid(wi, cwd, argv, None)
+    }
+
+    /// [`Self::new_pane`] keeping a known uid (restore, recovery) when it is well formed and not
+    /// taken; otherwise the pane gets a fresh one.
+    pub(super) fn new_pane_with_uid(
+        &mut self,
+        wi: usize,
+        cwd: Option<String>,
+        argv: Option<Vec<String>>,
+        uid: Option<String>,
+    ) -> PaneKey {
         let key = PaneKey(self.next_key);
         self.next_key += 1;
+        let uid = match uid {
+            Some(uid) if valid_uid(&uid) && !self.uid_taken(&uid) => uid,
+            _ => self.fresh_uid(key),
+        };
         let ws = &mut self.workspaces[wi];
         let number = ws.next_pane;
         ws.next_pane += 1;
         if ws.identity_cwd.is_none() {
             ws.identity_cwd.clone_from(&cwd);
         }
-        let terminal_id = format!("term_{:x}{:x}", self.terminal_seed, key.0);
+        let terminal_id = format!("term_{uid}");
         self.panes.insert(
             key,
             Pane {
                 number,
+                uid,
                 terminal_id,
                 label: None,
                 cwd,
+                live_cwd: None,
                 terminal_title: None,
                 terminal_title_stripped: None,
                 agent: None,
@@ -259,20 +287,43 @@ impl Session {
         key
     }
 
-    /// Appends a workspace with one tab holding one new pane; returns its index and the pane.
-    pub(super) fn add_workspace(&mut self, label: Option<String>, cwd: Option<String>) -> (usize, PaneKey) {
+    fn uid_taken(&self, uid: &str) -> bool {
+        self.panes.values().any(|p| p.uid == uid)
+    }
+
+    /// A uid no pane of this session has: the seeded hash of the key (and a retry counter for
+    /// the astronomically unlikely collision).
+    fn fresh_uid(&self, key: PaneKey) -> String {
+        let mut attempt = 0u64;
+        loop {
+            let uid = format!("{:016x}", self.uid_seed.hash_one((key.0, attempt)));
+            if !self.uid_taken(&uid) {
+                return uid;
+            }
+            attempt = attempt.wrapping_add(1);
+        }
+    }
+
+    /// Appends an empty workspace (no tabs yet); returns its index.
+    pub(super) fn push_workspace(&mut self, label: Option<String>, identity_cwd: Option<String>) -> usize {
         let number = self.next_workspace;
         self.next_workspace += 1;
         self.workspaces.push(Workspace {
             number,
             label,
-            identity_cwd: cwd.clone(),
+            identity_cwd,
             tabs: Vec::new(),
             active_tab: 1,
             next_tab: 1,
             next_pane: 1,
+            worktree_space: None,
         });
-        let wi = self.workspaces.len() - 1;
+        self.workspaces.len() - 1
+    }
+
+    /// Appends a workspace with one tab holding one new pane; returns its index and the pane.
+    pub(super) fn add_workspace(&mut self, label: Option<String>, cwd: Option<String>) -> (usize, PaneKey) {
+        let wi = self.push_workspace(label, cwd.clone());
         let key = self.new_pane(wi, cwd, None);
         self.add_tab(wi, None, key);
         (wi, key)
@@ -383,4 +434,10 @@ impl Session {
         }
         self.aliases.retain(|_, k| !keys.contains(k));
     }
+}
+
+/// A pane uid as this herdr makes them: 16 lowercase hex digits. Anything else (from a file) is
+/// not trusted, since the uid names the worker's socket file.
+pub fn valid_uid(uid: &str) -> bool {
+    uid.len() == 16 && uid.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }

@@ -5,7 +5,7 @@
 use herdr_protocol::api::{ApiError, ApiResult, Event, PaneMoveReason, PaneMoveResult, SplitDirection};
 use serde_json::Value;
 
-use super::model::{Loc, Session, Workspace};
+use super::model::{Loc, Session};
 use super::panes::split_ratio;
 use super::params::{self, MoveDestination, parse};
 use super::workspaces::clean_label;
@@ -76,19 +76,8 @@ impl Session {
                 created_tab = Some((wi, ti));
             }
             Plan::NewWorkspace { label, tab_label } => {
-                let number = self.next_workspace;
-                self.next_workspace += 1;
                 let cwd = self.panes.get(&key).and_then(|p| p.cwd.clone());
-                self.workspaces.push(Workspace {
-                    number,
-                    label,
-                    identity_cwd: cwd,
-                    tabs: Vec::new(),
-                    active_tab: 1,
-                    next_tab: 1,
-                    next_pane: 1,
-                });
-                let wi = self.workspaces.len() - 1;
+                let wi = self.push_workspace(label, cwd);
                 let ti = self.add_tab(wi, tab_label, key);
                 created_workspace = Some(wi);
                 created_tab = Some((wi, ti));

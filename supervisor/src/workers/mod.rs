@@ -3,7 +3,10 @@
 
 mod link;
 mod pane_task;
+mod pidfd;
+mod runtime;
 mod spawn;
+mod start;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,7 +16,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::session::PaneKey;
 
-pub use pane_task::{Launch, launch};
+pub use pane_task::{Launch, LaunchMode, Started, launch};
+pub use runtime::RuntimeDir;
 
 #[derive(Debug)]
 pub(crate) enum PaneCmd {
@@ -161,11 +165,31 @@ impl Registry {
     }
 }
 
+/// How a pane's program went away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gone {
+    /// The worker saw it exit (`code`/`signal` known when the worker was its parent).
+    Exited { code: Option<i32>, signal: Option<i32> },
+    /// Its worker died with it, or the restart budget ran out.
+    Lost,
+    /// It never ran: the worker could not start it (or, for a recovered pane, adopt it).
+    NeverStarted,
+}
+
+impl Gone {
+    /// Whether the program ended on its own terms (`exit`, a finished command: an exit code)
+    /// rather than being killed, lost, or ending in a way nobody could see: only such an ending is saved to `session.json` at once. A signal
+    /// death may be the first sign of a logout or reboot killing everything.
+    pub fn is_orderly(self) -> bool {
+        matches!(self, Gone::Exited { code: Some(_), signal: None } | Gone::NeverStarted)
+    }
+}
+
 /// What a pane task tells the rest of the supervisor.
 pub trait PaneObserver: Send + Sync + 'static {
     fn worker_event(&self, key: PaneKey, event: herdr_protocol::ipc::WorkerEvent);
     /// The pane's program is gone (exited, or could not be started / kept alive).
-    fn pane_gone(&self, key: PaneKey);
+    fn pane_gone(&self, key: PaneKey, how: Gone);
 }
 
 pub(crate) type Observer = Arc<dyn PaneObserver>;

@@ -1,31 +1,41 @@
-//! One pane's supervision task: starts the worker, forwards requests, restarts a dead worker by
-//! handing it the PTY master fd, and reports the program's exit.
+//! One pane's supervision task: gets the pane a worker (a fresh one, or one that outlived its
+//! supervisor), forwards requests, restarts a dead worker by handing it the PTY master fd, and
+//! reports the program's exit.
 
 use std::collections::{HashMap, VecDeque};
-use std::os::fd::{AsFd, OwnedFd};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use herdr_protocol::ipc::{
-    IPC_VERSION, Start, SupervisorToWorker, WorkerEvent, WorkerRequest, WorkerResponse, WorkerToSupervisor,
+    Start, SupervisorToWorker, WorkerEvent, WorkerIdentity, WorkerRequest, WorkerResponse, WorkerToSupervisor,
 };
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 use tokio::sync::{mpsc, oneshot};
 
-use super::link::{self, LinkReader, LinkWriter};
-use super::{Observer, PaneCmd, PaneHandle, WatchMatch, spawn};
+use super::start::{Incoming, Program, Worker, WorkerSpec};
+use super::{Gone, Observer, PaneCmd, PaneHandle, WatchMatch};
 use crate::session::PaneKey;
 
-/// How long a new worker may take to answer the handshake and start the program.
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a closing worker gets to hang up its program before both are killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 /// A worker that keeps dying is given up on after this many restarts inside the window.
 const RESTART_LIMIT: usize = 5;
 const RESTART_WINDOW: Duration = Duration::from_secs(60);
 
-/// What a new pane runs.
+/// How a pane gets its worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaunchMode {
+    /// A new pane: start a worker that starts the program.
+    Spawn,
+    /// A pane restored from `session.json`: adopt its worker if one outlived the last
+    /// supervisor, else start the program again, holding a failure on screen.
+    AdoptOrSpawn,
+    /// A live worker the saved layout does not know: adopt it, or there is no pane.
+    AdoptOnly,
+}
+
+/// What a pane runs.
 #[derive(Debug, Clone)]
 pub struct Launch {
     pub key: PaneKey,
@@ -35,22 +45,34 @@ pub struct Launch {
     pub env: Vec<(String, String)>,
     pub cols: u16,
     pub rows: u16,
+    pub identity: WorkerIdentity,
+    pub mode: LaunchMode,
 }
 
-/// Starts a pane's task. Requests sent to the handle queue until the program runs; the receiver
-/// says whether it started (the program's pid) or why not.
-pub fn launch(spec: Launch, observer: Observer) -> (PaneHandle, oneshot::Receiver<Result<i32, String>>) {
+/// How a pane's worker came to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Started {
+    /// The program's pid (0: a held start failure runs none).
+    pub pid: i32,
+    /// The worker outlived the previous supervisor and was taken over.
+    pub adopted: bool,
+}
+
+/// Starts a pane's task. Requests sent to the handle queue until the worker is there; the
+/// receiver says how it started or why it could not.
+pub fn launch(spec: Launch, observer: Observer) -> (PaneHandle, oneshot::Receiver<Result<Started, String>>) {
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
     let (started_tx, started_rx) = oneshot::channel();
     tokio::spawn(async move {
-        match Worker::start_fresh(&spec, (spec.key, observer.clone())).await {
-            Ok((worker, program)) => {
-                let _ = started_tx.send(Ok(program.pid));
+        match obtain(&spec, &observer).await {
+            Ok((worker, program, started, size)) => {
+                let _ = started_tx.send(Ok(started));
                 let task = PaneTask {
                     key: spec.key,
                     worker_exe: spec.worker_exe,
+                    identity: spec.identity,
                     observer,
-                    size: (spec.cols, spec.rows),
+                    size,
                     program,
                     worker,
                     pending: HashMap::new(),
@@ -65,124 +87,50 @@ pub fn launch(spec: Launch, observer: Observer) -> (PaneHandle, oneshot::Receive
             Err(message) => {
                 log::warn!("pane {:?}: could not start: {message}", spec.key);
                 let _ = started_tx.send(Err(message));
-                observer.pane_gone(spec.key);
+                observer.pane_gone(spec.key, Gone::NeverStarted);
             }
         }
     });
     (PaneHandle { cmd: cmd_tx }, started_rx)
 }
 
-/// The pane's program: its pid and the supervisor's own dup of the PTY master, which keeps the
-/// terminal alive while no worker runs.
-#[derive(Debug)]
-struct Program {
-    pid: i32,
-    master: OwnedFd,
-}
+/// The pane's worker and program, how it started, and its terminal's size.
+type Obtained = (Worker, Program, Started, (u16, u16));
 
-/// Frames from the current worker, read by a task of their own.
-#[derive(Debug)]
-enum Incoming {
-    Frame(WorkerToSupervisor, Option<OwnedFd>),
-    Closed,
-}
-
-#[derive(Debug)]
-struct Worker {
-    pid: i32,
-    writer: LinkWriter,
-    frames: mpsc::UnboundedReceiver<Incoming>,
-}
-
-impl Worker {
-    async fn spawn_and_greet(
-        exe: &std::path::Path,
-        start: Start,
-        fd: Option<&OwnedFd>,
-        screen: ScreenSink,
-    ) -> Result<Worker, String> {
-        let started = spawn::start(exe).map_err(|e| format!("could not start {}: {e}", exe.display()))?;
-        let (writer, reader) = link::split(started.link);
-        let (tx, frames) = mpsc::unbounded_channel();
-        tokio::spawn(read_frames(reader, tx, screen));
-        let mut worker = Worker { pid: started.pid, writer, frames };
-        let hello = SupervisorToWorker::Hello { version: IPC_VERSION, start };
-        if let Err(e) = worker.writer.send(&hello, fd.map(|f| f.as_fd())).await {
-            worker.kill();
-            return Err(format!("worker link failed: {e}"));
-        }
-        match worker.next_frame_within(HANDSHAKE_TIMEOUT).await {
-            Some((WorkerToSupervisor::Hello { version, .. }, _)) if version == IPC_VERSION => Ok(worker),
-            Some((WorkerToSupervisor::Hello { version, .. }, _)) => {
-                worker.kill();
-                Err(format!("worker speaks link version {version}, supervisor {IPC_VERSION}"))
+async fn obtain(spec: &Launch, observer: &Observer) -> Result<Obtained, String> {
+    let screen = (spec.key, observer.clone());
+    if spec.mode != LaunchMode::Spawn {
+        match Worker::adopt(&spec.identity, screen.clone()).await {
+            Ok((worker, program, size)) => {
+                log::info!(
+                    "pane {:?}: adopted worker {} (program {}, uid {})",
+                    spec.key,
+                    worker.pid,
+                    program.pid,
+                    spec.identity.uid
+                );
+                // Not resized to the restored layout's headless size: the terminal keeps the size
+                // its program knows until a client attaches, so a user re-attaching from the same
+                // terminal causes no resize at all.
+                let pid = program.pid;
+                return Ok((worker, program, Started { pid, adopted: true }, size));
             }
-            Some((WorkerToSupervisor::Refused { reason }, _)) => Err(format!("worker refused: {reason}")),
-            other => {
-                worker.kill();
-                Err(format!("worker did not complete the handshake ({other:?})"))
-            }
+            Err(reason) if spec.mode == LaunchMode::AdoptOnly => return Err(reason),
+            Err(reason) => log::info!("pane {:?}: {reason}; starting its program again", spec.key),
         }
     }
-
-    async fn start_fresh(spec: &Launch, screen: ScreenSink) -> Result<(Worker, Program), String> {
-        let start = Start::Spawn {
-            argv: spec.argv.clone(),
-            cwd: spec.cwd.clone(),
-            env: spec.env.clone(),
-            cols: spec.cols,
-            rows: spec.rows,
-        };
-        let mut worker = Self::spawn_and_greet(&spec.worker_exe, start, None, screen).await?;
-        match worker.next_frame_within(HANDSHAKE_TIMEOUT).await {
-            Some((WorkerToSupervisor::Spawned { child_pid }, Some(master))) => {
-                Ok((worker, Program { pid: child_pid, master }))
-            }
-            Some((WorkerToSupervisor::SpawnFailed { message }, _)) => Err(message),
-            other => {
-                worker.kill();
-                Err(format!("worker did not start the program ({other:?})"))
-            }
-        }
-    }
-
-    async fn next_frame_within(&mut self, limit: Duration) -> Option<(WorkerToSupervisor, Option<OwnedFd>)> {
-        match tokio::time::timeout(limit, self.frames.recv()).await {
-            Ok(Some(Incoming::Frame(frame, fd))) => Some((frame, fd)),
-            _ => None,
-        }
-    }
-
-    fn kill(&self) {
-        let _ = kill(Pid::from_raw(self.pid), Signal::SIGKILL);
-    }
-}
-
-/// Where a worker's screen damage goes straight from the link reader: damage is most of the
-/// traffic of a visible pane, and handing each frame through the pane task first cost a task
-/// wake-up per frame. Everything else still goes through the pane task, in order.
-type ScreenSink = (PaneKey, Observer);
-
-async fn read_frames(mut reader: LinkReader, tx: mpsc::UnboundedSender<Incoming>, screen: ScreenSink) {
-    let (key, observer) = screen;
-    loop {
-        match reader.recv().await {
-            Ok(Some(WorkerToSupervisor::Event(event @ WorkerEvent::Damage(_)))) => {
-                observer.worker_event(key, event);
-            }
-            Ok(Some(frame)) => {
-                let fd =
-                    matches!(frame, WorkerToSupervisor::Spawned { .. }).then(|| reader.take_fd()).flatten();
-                if tx.send(Incoming::Frame(frame, fd)).is_err() {
-                    return;
-                }
-            }
-            Ok(None) | Err(_) => {
-                let _ = tx.send(Incoming::Closed);
-                return;
-            }
-        }
-    }
+    let start = Start::Spawn {
+        argv: spec.argv.clone(),
+        cwd: spec.cwd.clone(),
+        env: spec.env.clone(),
+        cols: spec.cols,
+        rows: spec.rows,
+        hold_failure: spec.mode == LaunchMode::AdoptOrSpawn,
+    };
+    let worker_spec = WorkerSpec { exe: &spec.worker_exe, identity: &spec.identity };
+    let (worker, program) = Worker::start_fresh(&worker_spec, start, screen).await?;
+    let pid = program.pid;
+    Ok((worker, program, Started { pid, adopted: false }, (spec.cols, spec.rows)))
 }
 
 enum Step {
@@ -193,6 +141,7 @@ enum Step {
 struct PaneTask {
     key: PaneKey,
     worker_exe: PathBuf,
+    identity: WorkerIdentity,
     observer: Observer,
     size: (u16, u16),
     program: Program,
@@ -243,14 +192,15 @@ impl PaneTask {
                     return;
                 }
                 Step::Worker(Some(Incoming::Frame(frame, _))) => {
-                    if self.on_frame(frame) {
-                        self.observer.pane_gone(self.key);
+                    if let Some(gone) = self.on_frame(frame) {
+                        self.observer.pane_gone(self.key, gone);
                         return;
                     }
                 }
                 Step::Worker(Some(Incoming::Closed) | None) => {
+                    self.worker.ensure_gone().await;
                     if !self.replace_worker().await {
-                        self.observer.pane_gone(self.key);
+                        self.observer.pane_gone(self.key, Gone::Lost);
                         return;
                     }
                 }
@@ -273,14 +223,13 @@ impl PaneTask {
         self.pending.insert(id, (body, reply));
     }
 
-    /// Handles one frame; true when the program has exited.
-    fn on_frame(&mut self, frame: WorkerToSupervisor) -> bool {
+    /// Handles one frame; `Some` when the program has exited.
+    fn on_frame(&mut self, frame: WorkerToSupervisor) -> Option<Gone> {
         match frame {
             WorkerToSupervisor::Response { id, body } => {
                 if let Some((_, reply)) = self.pending.remove(&id) {
                     let _ = reply.send(body);
                 }
-                false
             }
             WorkerToSupervisor::Event(WorkerEvent::Exited { code, signal }) => {
                 log::info!(
@@ -288,27 +237,23 @@ impl PaneTask {
                     self.key,
                     self.program.pid
                 );
-                true
+                return Some(Gone::Exited { code, signal });
             }
             WorkerToSupervisor::Event(WorkerEvent::OutputMatched { watch, matched_line, read }) => {
                 if let Some((_, matches)) = self.watches.get(&watch) {
                     let _ = matches.send(WatchMatch { matched_line, read });
                 }
-                false
             }
-            WorkerToSupervisor::Event(event) => {
-                self.observer.worker_event(self.key, event);
-                false
-            }
+            WorkerToSupervisor::Event(event) => self.observer.worker_event(self.key, event),
             other => {
                 log::warn!(
                     "pane {:?}: unexpected frame from worker {}: {other:?}",
                     self.key,
                     self.worker.pid
                 );
-                false
             }
         }
+        None
     }
 
     /// The worker died without reporting an exit. If the program still runs, a new worker adopts
@@ -339,7 +284,8 @@ impl PaneTask {
         let (cols, rows) = self.size;
         let start = Start::Adopt { child_pid: self.program.pid, cols, rows };
         let screen = (self.key, self.observer.clone());
-        match Worker::spawn_and_greet(&self.worker_exe, start, Some(&self.program.master), screen).await {
+        let spec = WorkerSpec { exe: &self.worker_exe, identity: &self.identity };
+        match Worker::spawn_and_greet(&spec, start, Some(&self.program.master), screen).await {
             Ok(worker) => {
                 log::warn!(
                     "pane {:?}: worker {} died; worker {} adopted program {}",
@@ -403,12 +349,18 @@ impl PaneTask {
 }
 
 fn hang_up(pid: i32) {
-    let _ = killpg(Pid::from_raw(pid), Signal::SIGHUP);
-    let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+    if pid > 0 {
+        let _ = killpg(Pid::from_raw(pid), Signal::SIGHUP);
+        let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+    }
 }
 
-/// True while `pid` exists and is not a zombie.
+/// True while `pid` exists and is not a zombie (never for 0: a held failure runs nothing, and
+/// signalling "pid 0" would signal our own group).
 fn process_alive(pid: i32) -> bool {
+    if pid <= 0 {
+        return false;
+    }
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(stat) => {
             stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X'))

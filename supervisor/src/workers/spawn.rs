@@ -16,9 +16,10 @@ pub struct Started {
     pub link: tokio::net::UnixStream,
 }
 
-/// Spawns the worker in its own process group (so a Ctrl+C aimed at a foreground `herdr server`
-/// does not reach panes). The supervisor reaps it through its SIGCHLD handler, never through the
-/// `Child` handle.
+/// Spawns the worker in a session of its own: a Ctrl+C aimed at a foreground `herdr server`, or
+/// the hangup of the terminal it was started from, must not reach panes, which outlive this
+/// supervisor. The supervisor reaps it through its SIGCHLD handler, never through the `Child`
+/// handle.
 pub fn start(worker_exe: &Path) -> io::Result<Started> {
     let (ours, theirs) = std::os::unix::net::UnixStream::pair()?;
     let child_fd = theirs.as_raw_fd();
@@ -27,11 +28,13 @@ pub fn start(worker_exe: &Path) -> io::Result<Started> {
         .arg(CHILD_LINK_FD.to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .process_group(0);
-    // SAFETY: only async-signal-safe calls (dup2, fcntl) run between fork and exec.
+        .stderr(Stdio::inherit());
+    // SAFETY: only async-signal-safe calls (setsid, dup2, fcntl) run between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
+            if libc::setsid() < 0 {
+                return Err(io::Error::last_os_error());
+            }
             if child_fd == CHILD_LINK_FD {
                 let flags = libc::fcntl(child_fd, libc::F_GETFD);
                 if flags < 0 || libc::fcntl(child_fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {

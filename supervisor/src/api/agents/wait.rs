@@ -317,6 +317,9 @@ mod tests {
             session_name: None,
             worker_exe: PathBuf::from("/nonexistent/herdr-pane-worker"),
             bin_path: PathBuf::from("/nonexistent/herdr"),
+            data_dir: PathBuf::from("/nonexistent/data"),
+            persist: false,
+            orphan_timeout: crate::DEFAULT_ORPHAN_TIMEOUT,
         });
         let key = {
             let mut session = shared.session();

@@ -1,0 +1,172 @@
+//! Keeping `session.json` current: every change to the session model wakes the saver, which
+//! waits a moment for the burst to end, encodes the layout, and writes it (atomically, off the
+//! runtime thread) only when it differs from what is on disk. A crash loses at most the last
+//! [`COALESCE`] of layout changes.
+//!
+//! One rule protects users from the worst loss (upstream's emptied `session.json` after a
+//! reboot): a pane that was killed rather than ended puts saving on [`HOLD`], remembering the
+//! layout from before. If the supervisor is told to stop during the hold (a logout or shutdown
+//! killing everything), the final save writes that earlier layout; otherwise the hold ends
+//! and the current layout is saved as usual.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use tokio::sync::Notify;
+
+use crate::persist;
+use crate::state::Shared;
+
+/// How long the saver waits after a change for more changes before it writes.
+pub const COALESCE: Duration = Duration::from_millis(250);
+/// How long saving waits after a pane was killed, to see whether everything is being killed.
+pub const HOLD: Duration = Duration::from_secs(5);
+
+#[derive(Debug)]
+pub struct Autosave {
+    /// `None`: persistence is off (`--no-session`, tests, or a file we must not overwrite).
+    path: Option<PathBuf>,
+    dirty: Notify,
+    state: Mutex<SaveState>,
+    /// Held while a file is being written: one writer at a time, the final save last.
+    write_lock: Arc<Mutex<()>>,
+}
+
+#[derive(Debug, Default)]
+struct SaveState {
+    /// Saving is on hold until this instant; `before` is the layout from before the first kill.
+    hold: Option<(Instant, Vec<u8>)>,
+    /// What the file holds (as far as we wrote it).
+    written: Option<Vec<u8>>,
+    /// The final save is done: nothing may be written after it.
+    stopped: bool,
+}
+
+impl Autosave {
+    /// Saves to `path`; `on_disk` is what the file holds now, so an unchanged layout is not
+    /// rewritten at start-up.
+    pub fn to(path: PathBuf, on_disk: Option<Vec<u8>>) -> Self {
+        Self {
+            path: Some(path),
+            dirty: Notify::new(),
+            state: Mutex::new(SaveState { written: on_disk, ..SaveState::default() }),
+            write_lock: Arc::default(),
+        }
+    }
+
+    /// Never saves.
+    pub fn disabled() -> Self {
+        Self { path: None, dirty: Notify::new(), state: Mutex::default(), write_lock: Arc::default() }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, SaveState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The session model may have changed.
+    pub fn mark_dirty(&self) {
+        if self.path.is_some() {
+            self.dirty.notify_one();
+        }
+    }
+
+    /// A pane was killed: keep `before` (the layout with it) unless a hold already keeps an
+    /// older one, and hold saving for [`HOLD`] from now.
+    pub fn hold(&self, before: Vec<u8>) {
+        if self.path.is_none() {
+            return;
+        }
+        let mut state = self.state();
+        let until = Instant::now() + HOLD;
+        let kept = state.hold.take().map_or(before, |(_, older)| older);
+        state.hold = Some((until, kept));
+        drop(state);
+        self.dirty.notify_one();
+    }
+
+    /// Writes changes until the task is aborted (at shutdown, before [`Autosave::finish`]).
+    pub async fn run(shared: Arc<Shared>) {
+        let autosave = &shared.autosave;
+        if autosave.path.is_none() {
+            return;
+        }
+        loop {
+            autosave.dirty.notified().await;
+            tokio::time::sleep(COALESCE).await;
+            loop {
+                let until = autosave.state().hold.as_ref().map(|(until, _)| *until);
+                match until {
+                    Some(until) if Instant::now() < until => {
+                        tokio::time::sleep_until(tokio::time::Instant::from_std(until)).await;
+                    }
+                    Some(_) => {
+                        autosave.state().hold = None;
+                        break;
+                    }
+                    None => break,
+                }
+            }
+            autosave.write(shared.encoded_session()).await;
+        }
+    }
+
+    async fn write(&self, bytes: Vec<u8>) {
+        let Some(path) = self.path.clone() else { return };
+        {
+            let state = self.state();
+            if state.stopped || state.written.as_deref() == Some(bytes.as_slice()) {
+                return;
+            }
+        }
+        let lock = Arc::clone(&self.write_lock);
+        let written = tokio::task::spawn_blocking(move || {
+            let _one_writer = lock.lock().unwrap_or_else(PoisonError::into_inner);
+            timed_write(&path, &bytes).ok().map(|()| bytes)
+        })
+        .await;
+        if let Ok(Some(bytes)) = written {
+            let mut state = self.state();
+            if !state.stopped {
+                state.written = Some(bytes);
+            }
+        }
+    }
+
+    /// The last save, at an orderly stop, before any pane is closed: the layout from before a
+    /// hold if one is on (panes were being killed), else `current`. Nothing is written after.
+    pub fn finish(&self, current: Vec<u8>) {
+        let Some(path) = &self.path else { return };
+        let bytes = {
+            let mut state = self.state();
+            state.stopped = true;
+            match state.hold.take() {
+                Some((_, before)) => {
+                    log::warn!("stopping while panes were being killed: saving the layout from before");
+                    before
+                }
+                None => current,
+            }
+        };
+        // Waits for a save still being written, which must not land after this one.
+        let _one_writer = self.write_lock.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.state().written.as_deref() != Some(bytes.as_slice()) {
+            let _ = timed_write(path, &bytes);
+        }
+    }
+}
+
+fn timed_write(path: &std::path::Path, bytes: &[u8]) -> Result<(), persist::WriteError> {
+    let started = Instant::now();
+    let result = persist::write_atomic(path, bytes);
+    match &result {
+        Ok(()) => log::info!(
+            "persist.save path={} bytes={} elapsed_us={}",
+            path.display(),
+            bytes.len(),
+            started.elapsed().as_micros()
+        ),
+        Err(e) => log::warn!("persist.save_failed path={}: {e}", path.display()),
+    }
+    result
+}

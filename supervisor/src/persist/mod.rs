@@ -1,0 +1,27 @@
+//! Session persistence on disk: the `session.json` format (`snapshot`, upstream herdr's v3
+//! schema plus our pane uids), reading and atomically replacing the file (`file`), and the
+//! load-failure backups beside it (`backup`).
+//!
+//! Not here: turning the session model into a snapshot and back (`session::persist`, pure), and
+//! deciding when to save (the supervisor runtime: debounce, shutdown, `--no-session`).
+
+mod backup;
+mod file;
+mod snapshot;
+
+#[cfg(test)]
+mod tests_file;
+#[cfg(test)]
+mod tests_snapshot;
+
+pub use backup::{BACKUPS_DIR, KEPT_BACKUPS, backup_original};
+pub use file::{
+    LoadError, LoadOutcome, MAX_SESSION_BYTES, WriteError, encode, load, remove, resolve, write_atomic,
+};
+pub use snapshot::{
+    AgentSessionSnapshot, DecodeError, DirectionSnapshot, LayoutSnapshot, PaneSnapshot, SNAPSHOT_VERSION,
+    SessionRefKind, SessionSnapshot, TabSnapshot, WorkspaceSnapshot, decode,
+};
+
+/// The file name of the saved layout inside a session's data dir.
+pub const SESSION_FILE: &str = "session.json";

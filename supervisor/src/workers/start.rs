@@ -1,0 +1,196 @@
+//! Getting a pane a worker: starting a fresh one (`Hello` with `Start::Spawn` or `Start::Adopt`
+//! over an inherited socketpair), or taking over one that outlived its supervisor (`Adopt` over
+//! the worker's own socket). Either way the result is a [`Worker`] link plus the [`Program`].
+
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::Path;
+use std::time::Duration;
+
+use herdr_protocol::ipc::{
+    IPC_VERSION, Start, SupervisorToWorker, WorkerEvent, WorkerIdentity, WorkerToSupervisor,
+};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use tokio::sync::mpsc;
+
+use super::Observer;
+use super::link::{self, LinkReader, LinkWriter};
+use super::pidfd::PidFd;
+use super::spawn;
+use crate::session::PaneKey;
+
+/// How long a worker may take to answer the handshake and start the program.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a worker that outlived its supervisor may take to answer `Adopt`.
+const ADOPT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The pane's program: its pid (0 for a held start failure, which runs nothing) and the
+/// supervisor's own dup of the PTY master, which keeps the terminal alive while no worker runs.
+#[derive(Debug)]
+pub struct Program {
+    pub pid: i32,
+    pub master: OwnedFd,
+}
+
+/// Frames from the current worker, read by a task of their own.
+#[derive(Debug)]
+pub enum Incoming {
+    Frame(WorkerToSupervisor, Option<OwnedFd>),
+    Closed,
+}
+
+/// Where a worker's screen damage goes straight from the link reader: damage is most of the
+/// traffic of a visible pane, and handing each frame through the pane task first cost a task
+/// wake-up per frame. Everything else still goes through the pane task, in order.
+pub type ScreenSink = (PaneKey, Observer);
+
+#[derive(Debug)]
+pub struct Worker {
+    pub pid: i32,
+    pub writer: LinkWriter,
+    pub frames: mpsc::UnboundedReceiver<Incoming>,
+    /// `None` if the worker was gone before we could watch it.
+    pidfd: Option<PidFd>,
+}
+
+/// What a pane needs to start a worker: the executable and the identity it is given.
+#[derive(Debug, Clone)]
+pub struct WorkerSpec<'a> {
+    pub exe: &'a Path,
+    pub identity: &'a WorkerIdentity,
+}
+
+impl Worker {
+    fn over(pid: i32, stream: tokio::net::UnixStream, screen: ScreenSink) -> Worker {
+        let (writer, reader) = link::split(stream);
+        let (tx, frames) = mpsc::unbounded_channel();
+        tokio::spawn(read_frames(reader, tx, screen));
+        Worker { pid, writer, frames, pidfd: PidFd::open(pid) }
+    }
+
+    /// Starts a new worker process and completes the `Hello` handshake.
+    pub async fn spawn_and_greet(
+        spec: &WorkerSpec<'_>,
+        start: Start,
+        fd: Option<&OwnedFd>,
+        screen: ScreenSink,
+    ) -> Result<Worker, String> {
+        let started =
+            spawn::start(spec.exe).map_err(|e| format!("could not start {}: {e}", spec.exe.display()))?;
+        let mut worker = Worker::over(started.pid, started.link, screen);
+        let hello = SupervisorToWorker::Hello { version: IPC_VERSION, start, identity: spec.identity.clone() };
+        if let Err(e) = worker.writer.send(&hello, fd.map(|f| f.as_fd())).await {
+            worker.kill();
+            return Err(format!("worker link failed: {e}"));
+        }
+        match worker.next_frame_within(HANDSHAKE_TIMEOUT).await {
+            Some((WorkerToSupervisor::Hello { version, .. }, _)) if version == IPC_VERSION => Ok(worker),
+            Some((WorkerToSupervisor::Hello { version, .. }, _)) => {
+                worker.kill();
+                Err(format!("worker speaks link version {version}, supervisor {IPC_VERSION}"))
+            }
+            Some((WorkerToSupervisor::Refused { reason }, _)) => Err(format!("worker refused: {reason}")),
+            other => {
+                worker.kill();
+                Err(format!("worker did not complete the handshake ({other:?})"))
+            }
+        }
+    }
+
+    /// Starts a worker that opens a PTY and starts the pane's program.
+    pub async fn start_fresh(
+        spec: &WorkerSpec<'_>,
+        start: Start,
+        screen: ScreenSink,
+    ) -> Result<(Worker, Program), String> {
+        let mut worker = Self::spawn_and_greet(spec, start, None, screen).await?;
+        match worker.next_frame_within(HANDSHAKE_TIMEOUT).await {
+            Some((WorkerToSupervisor::Spawned { child_pid }, Some(master))) => {
+                Ok((worker, Program { pid: child_pid, master }))
+            }
+            Some((WorkerToSupervisor::SpawnFailed { message }, _)) => Err(message),
+            other => {
+                worker.kill();
+                Err(format!("worker did not start the program ({other:?})"))
+            }
+        }
+    }
+
+    /// Takes over the worker listening at `identity.socket`, which outlived its supervisor.
+    /// Returns it with its program and the size its terminal has.
+    pub async fn adopt(
+        identity: &WorkerIdentity,
+        screen: ScreenSink,
+    ) -> Result<(Worker, Program, (u16, u16)), String> {
+        let stream = tokio::net::UnixStream::connect(&identity.socket)
+            .await
+            .map_err(|e| format!("no worker answers at {}: {e}", identity.socket))?;
+        let peer = stream.peer_cred().map_err(|e| format!("cannot check the worker's credentials: {e}"))?;
+        if peer.uid() != nix::unistd::geteuid().as_raw() {
+            return Err(format!("the process at {} belongs to uid {}", identity.socket, peer.uid()));
+        }
+        let pid = peer.pid().unwrap_or(0);
+        let mut worker = Worker::over(pid, stream, screen);
+        let adopt = SupervisorToWorker::Adopt { version: IPC_VERSION, secret: identity.secret.clone() };
+        worker.writer.send(&adopt, None).await.map_err(|e| format!("worker link failed: {e}"))?;
+        match worker.next_frame_within(ADOPT_TIMEOUT).await {
+            Some((WorkerToSupervisor::Adopted { worker_pid, child_pid, cols, rows }, Some(master))) => {
+                if worker_pid != pid {
+                    worker.pid = worker_pid;
+                    worker.pidfd = PidFd::open(worker_pid);
+                }
+                Ok((worker, Program { pid: child_pid, master }, (cols, rows)))
+            }
+            Some((WorkerToSupervisor::Refused { reason }, _)) => Err(format!("the worker refused: {reason}")),
+            other => Err(format!("the worker did not answer Adopt ({other:?})")),
+        }
+    }
+
+    pub async fn next_frame_within(&mut self, limit: Duration) -> Option<(WorkerToSupervisor, Option<OwnedFd>)> {
+        match tokio::time::timeout(limit, self.frames.recv()).await {
+            Ok(Some(Incoming::Frame(frame, fd))) => Some((frame, fd)),
+            _ => None,
+        }
+    }
+
+    pub fn kill(&self) {
+        match &self.pidfd {
+            Some(pidfd) => pidfd.kill(),
+            None if self.pid > 0 => {
+                let _ = kill(Pid::from_raw(self.pid), Signal::SIGKILL);
+            }
+            None => {}
+        }
+    }
+
+    /// After its link closed: waits (briefly) until the worker process is really gone, killing
+    /// it if it lingers, so a replacement never shares the PTY with it.
+    pub async fn ensure_gone(&self) {
+        if let Some(pidfd) = &self.pidfd {
+            pidfd.ensure_gone(Duration::from_millis(500)).await;
+        }
+    }
+}
+
+async fn read_frames(mut reader: LinkReader, tx: mpsc::UnboundedSender<Incoming>, screen: ScreenSink) {
+    let (key, observer) = screen;
+    loop {
+        match reader.recv().await {
+            Ok(Some(WorkerToSupervisor::Event(event @ WorkerEvent::Damage(_)))) => {
+                observer.worker_event(key, event);
+            }
+            Ok(Some(frame)) => {
+                let carries_fd =
+                    matches!(frame, WorkerToSupervisor::Spawned { .. } | WorkerToSupervisor::Adopted { .. });
+                let fd = carries_fd.then(|| reader.take_fd()).flatten();
+                if tx.send(Incoming::Frame(frame, fd)).is_err() {
+                    return;
+                }
+            }
+            Ok(None) | Err(_) => {
+                let _ = tx.send(Incoming::Closed);
+                return;
+            }
+        }
+    }
+}
