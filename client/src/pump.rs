@@ -100,6 +100,8 @@ impl State {
 }
 
 impl Session {
+    /// A session over `link` (already welcomed by the server at `client_socket`, which is where
+    /// reconnects go). Nothing runs until [`Session::run`].
     pub fn new(
         client_socket: &Path,
         link: Link,
@@ -123,6 +125,7 @@ impl Session {
         })
     }
 
+    /// A handle for whoever watches the terminal's signals; take it before `run`.
     pub fn controls(&self) -> Controls {
         Controls(self.shared.clone())
     }
