@@ -134,7 +134,9 @@ fn a_crashed_supervisors_panes_are_adopted_and_a_stopped_ones_layout_restored() 
     wait_until("the echo", || recent(&config, &pane).contains("\nbefore-the-crash").then_some(()));
     let pid = shell_pid(&config, &pane);
     let session_file = config.data_dir.join("session.json");
-    wait_until("session.json", || std::fs::read_to_string(&session_file).ok().filter(|t| t.contains("durable")));
+    wait_until("session.json", || {
+        std::fs::read_to_string(&session_file).ok().filter(|t| t.contains("durable"))
+    });
     first.crash();
 
     assert!(alive(pid), "the shell outlives its supervisor");
