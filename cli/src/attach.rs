@@ -1,10 +1,11 @@
 //! Attaching the terminal: `herdr` with no subcommand, `herdr --session NAME`, and
 //! `herdr session attach NAME`. Starts the session's server in the background when none runs
-//! (the `server --detach` routine), then hands the terminal to [`herdr_client::attach`].
+//! (the `server --detach` routine), then hands the terminal to [`herdr_client::attach_with`],
+//! which reconnects when the server dies and uses the same routine to start a new one.
 
 use std::io::IsTerminal;
 
-use herdr_client::{AttachError, ExitReason};
+use herdr_client::{AttachError, AttachOptions, ExitReason};
 use herdr_protocol::paths::{PathEnv, SessionName};
 
 use crate::connect;
@@ -40,7 +41,24 @@ pub fn run(session: Option<&str>, env: &PathEnv) -> Rendered {
     {
         return Rendered::stderr(format!("herdr: cannot start the server: {err:#}\n"), EXIT_ERROR);
     }
-    outcome(herdr_client::attach(&target.paths.client_socket))
+    let client_socket = target.paths.client_socket.clone();
+    outcome(herdr_client::attach_with(&client_socket, restart_on_loss(target)))
+}
+
+/// While reconnecting after the server died, a new server is started the way a plain `herdr`
+/// starts one, unless something already answers on the API socket (a server that is still
+/// coming up, or one another client started).
+fn restart_on_loss(target: Target) -> AttachOptions {
+    AttachOptions {
+        on_server_missing: Some(Box::new(move || {
+            if connect::answers_ping(target.api_socket()) {
+                return Ok(());
+            }
+            // `{:#}` keeps anyhow's context chain (which log to read) in the give-up message.
+            server::spawn_detached(&target).map(drop).map_err(|err| format!("{err:#}").into())
+        })),
+        ..AttachOptions::default()
+    }
 }
 
 /// `herdr session attach NAME` (`default` names the default session).
@@ -57,8 +75,16 @@ pub fn outcome(result: Result<ExitReason, AttachError>) -> Rendered {
         Ok(ExitReason::Detached) => Rendered::stdout("[detached]\n"),
         Ok(ExitReason::ServerStopping) => Rendered::stdout("[server stopped]\n"),
         Ok(ExitReason::TerminalClosed) => Rendered { exit: EXIT_OK, ..Rendered::default() },
-        Ok(ExitReason::ConnectionLost) => {
-            Rendered::stderr("herdr: lost the connection to the server\n", EXIT_ERROR)
+        Ok(ExitReason::ConnectionLost { waited, last_error }) => {
+            let mut message = format!(
+                "herdr: lost the connection to the server and could not reconnect within {} s",
+                waited.as_secs()
+            );
+            if let Some(error) = last_error {
+                message.push_str(&format!(" (last error: {error})"));
+            }
+            message.push('\n');
+            Rendered::stderr(message, EXIT_ERROR)
         }
         Err(AttachError::Refused(reason)) => Rendered::stderr(format!("herdr: {reason}\n"), EXIT_ERROR),
         Err(err) => Rendered::stderr(format!("herdr: {err}\n"), EXIT_ERROR),
@@ -82,7 +108,21 @@ mod tests {
         assert_eq!(outcome(Ok(ExitReason::Detached)), Rendered::stdout("[detached]\n"));
         assert_eq!(outcome(Ok(ExitReason::ServerStopping)).exit, EXIT_OK);
         assert_eq!(outcome(Ok(ExitReason::TerminalClosed)), Rendered::default());
-        assert_eq!(outcome(Ok(ExitReason::ConnectionLost)).exit, EXIT_ERROR);
+    }
+
+    #[test]
+    fn giving_up_on_reconnecting_says_how_long_and_why() {
+        let lost = ExitReason::ConnectionLost {
+            waited: std::time::Duration::from_secs(60),
+            last_error: Some("cannot start a server: the server exited".into()),
+        };
+        let rendered = outcome(Ok(lost));
+        assert_eq!(
+            rendered.stderr,
+            "herdr: lost the connection to the server and could not reconnect within 60 s \
+             (last error: cannot start a server: the server exited)\n"
+        );
+        assert_eq!(rendered.exit, EXIT_ERROR);
     }
 
     #[test]

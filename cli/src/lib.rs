@@ -112,9 +112,13 @@ pub enum Plan {
     Schema(api::SchemaArgs),
     Status(status::StatusArgs),
     /// `herdr server [--no-session]`.
-    ServerForeground { no_session: bool },
+    ServerForeground {
+        no_session: bool,
+    },
     /// `herdr server --detach [--no-session]`.
-    ServerDetach { no_session: bool },
+    ServerDetach {
+        no_session: bool,
+    },
     ServerStop,
     /// `agent start`: a guarded conversation of several requests.
     AgentStart(agent::start::StartArgs),

@@ -203,12 +203,16 @@ fn spawn_detached_with(target: &Target, no_session: bool) -> anyhow::Result<Stri
     let deadline = Instant::now() + DETACH_READY_TIMEOUT;
     loop {
         if connect::answers_ping(socket) {
-            return Ok(format!(
+            let message = format!(
                 "herdr server started (pid {}) at {}; log: {}\n",
                 child.id(),
                 socket.display(),
                 log_path.display()
-            ));
+            );
+            // An attached client outlives the server it started (one killed and replaced, for
+            // one): reap it whenever it ends, so it never lingers as our zombie.
+            std::thread::spawn(move || child.wait());
+            return Ok(message);
         }
         if let Some(status) = child.try_wait().context("cannot check the server process")? {
             anyhow::bail!("the server exited ({status}) before answering; see {}", log_path.display());

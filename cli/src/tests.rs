@@ -279,7 +279,10 @@ fn server_and_status_plans() {
     assert!(matches!(plan_of(&["server"]), Plan::ServerForeground { no_session: false }));
     assert!(matches!(plan_of(&["server", "--detach"]), Plan::ServerDetach { no_session: false }));
     assert!(matches!(plan_of(&["server", "--no-session"]), Plan::ServerForeground { no_session: true }));
-    assert!(matches!(plan_of(&["server", "--detach", "--no-session"]), Plan::ServerDetach { no_session: true }));
+    assert!(matches!(
+        plan_of(&["server", "--detach", "--no-session"]),
+        Plan::ServerDetach { no_session: true }
+    ));
     assert!(matches!(plan_of(&["server", "stop"]), Plan::ServerStop));
     assert!(matches!(plan_of(&["status"]), Plan::Status(_)));
     assert!(matches!(plan_of(&["api", "schema", "--output", "/nonexistent/x"]), Plan::Schema(_)));

@@ -8,6 +8,7 @@
 //! `recovered` workspace. Clients that connect meanwhile wait in the listen backlog.
 
 use std::future::Future;
+use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::net::UnixListener;
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,12 +22,14 @@ use crate::autosave::Autosave;
 use crate::session::{Effects, Session};
 use crate::socket::{self, BindError, SocketIdentity};
 use crate::state::{HEADLESS_COLS, HEADLESS_ROWS, Launched, Shared};
-use crate::workers::RuntimeDir;
+use crate::workers::{RuntimeDir, SessionLock};
 use crate::{ServerConfig, clients, persist, reaper};
 
-/// The session's two listening sockets, bound and not yet served.
+/// The session's two listening sockets, bound and not yet served, and the session lock that
+/// made binding them ours to do.
 #[derive(Debug)]
 pub struct Sockets {
+    _lock: SessionLock,
     api: UnixListener,
     client: UnixListener,
     api_identity: SocketIdentity,
@@ -37,6 +40,8 @@ impl Sockets {
     /// Binds the API and client sockets of `config` (refusing a live server and anything at
     /// those paths that is not a socket).
     pub fn bind(config: &ServerConfig) -> Result<Self, BindError> {
+        let lock = SessionLock::take(&config.api_socket)?
+            .ok_or_else(|| BindError::Locked(config.api_socket.clone()))?;
         let api = socket::bind(&config.api_socket)?;
         let api_identity = SocketIdentity::of(&config.api_socket);
         let client = match socket::bind(&config.client_socket) {
@@ -47,7 +52,7 @@ impl Sockets {
             }
         };
         let client_identity = SocketIdentity::of(&config.client_socket);
-        Ok(Self { api, client, api_identity, client_identity })
+        Ok(Self { _lock: lock, api, client, api_identity, client_identity })
     }
 }
 
@@ -129,6 +134,13 @@ fn load_session(config: &ServerConfig) -> (Session, Autosave, Effects) {
         return (empty(), Autosave::disabled(), Effects::default());
     }
     let path = config.data_dir.join(persist::SESSION_FILE);
+    if let Err(e) = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&config.data_dir) {
+        log::error!(
+            "cannot create the session data dir {}: {e}; not saving this session",
+            config.data_dir.display()
+        );
+        return (empty(), Autosave::disabled(), Effects::default());
+    }
     match persist::load(&path) {
         persist::LoadOutcome::Missing => (empty(), Autosave::to(path, None), Effects::default()),
         persist::LoadOutcome::Loaded(snapshot) => {
@@ -173,7 +185,8 @@ async fn adopt_and_restore(shared: &Arc<Shared>, restored: Effects) {
         let session = shared.session();
         session.pane_keys().iter().filter_map(|k| session.pane_uid(*k).map(str::to_owned)).collect()
     };
-    let strays: Vec<String> = shared.runtime.worker_uids().into_iter().filter(|uid| !known.contains(uid)).collect();
+    let strays: Vec<String> =
+        shared.runtime.worker_uids().into_iter().filter(|uid| !known.contains(uid)).collect();
     let mut recovered = Effects::default();
     for uid in strays {
         shared.runtime.remove_stale(&uid);

@@ -17,6 +17,10 @@ pub enum BindError {
         .0.display()
     )]
     NotASocket(PathBuf),
+    #[error("herdr is already running (another supervisor holds the session lock for {})", .0.display())]
+    Locked(PathBuf),
+    #[error(transparent)]
+    RuntimeDir(#[from] crate::workers::RuntimeDirError),
     #[error("could not prepare socket directory {}: {source}", .path.display())]
     Dir { path: PathBuf, source: io::Error },
     #[error("could not bind {}: {source}", .path.display())]

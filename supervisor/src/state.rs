@@ -15,7 +15,9 @@ use crate::autosave::Autosave;
 use crate::clients::Screens;
 use crate::hub::Hub;
 use crate::session::{Effects, HandleError, PaneKey, Session, SpawnOrigin, SpawnRequest};
-use crate::workers::{self, Gone, Launch, LaunchMode, PaneHandle, PaneObserver, Registry, RuntimeDir, Started};
+use crate::workers::{
+    self, Gone, Launch, LaunchMode, PaneHandle, PaneObserver, Registry, RuntimeDir, Started,
+};
 
 /// The tab area used while no client is attached (upstream's headless size).
 pub const HEADLESS_COLS: u16 = 120;
@@ -98,7 +100,10 @@ impl Shared {
     }
 
     pub fn session(&self) -> SessionGuard<'_> {
-        SessionGuard { guard: self.session.lock().unwrap_or_else(PoisonError::into_inner), autosave: &self.autosave }
+        SessionGuard {
+            guard: self.session.lock().unwrap_or_else(PoisonError::into_inner),
+            autosave: &self.autosave,
+        }
     }
 
     /// The session as `session.json` holds it, encoded (autosave's read: it marks nothing dirty).

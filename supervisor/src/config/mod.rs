@@ -109,7 +109,8 @@ pub fn parse(text: &str, file: &str) -> (Config, Vec<Diagnostic>) {
     // Other `[session]` keys belong to restore (`resume_agents_on_restore`); only this one is read here.
     let session = r.table(&table, "", "session").unwrap_or(&empty);
     let default_orphan = crate::DEFAULT_ORPHAN_TIMEOUT.as_secs();
-    let orphan = r.int(session, "session", "worker_orphan_timeout_secs", default_orphan as i64, (1, 30 * 86_400));
+    let orphan =
+        r.int(session, "session", "worker_orphan_timeout_secs", default_orphan as i64, (1, 30 * 86_400));
     let worker_orphan_timeout_secs = u64::try_from(orphan).unwrap_or(default_orphan);
     (Config { ui, keys, theme, headless_cols, headless_rows, worker_orphan_timeout_secs }, diagnostics)
 }

@@ -17,7 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::session::PaneKey;
 
 pub use pane_task::{Launch, LaunchMode, Started, launch};
-pub use runtime::RuntimeDir;
+pub use runtime::{RuntimeDir, RuntimeDirError, SessionLock};
 
 #[derive(Debug)]
 pub(crate) enum PaneCmd {

@@ -3,12 +3,11 @@
 //! say when they are gone; a pidfd can, for any process, and signals through it never hit a
 //! recycled pid.
 
-
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::Duration;
 
-use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
+use tokio::io::unix::AsyncFd;
 
 #[derive(Debug)]
 pub struct PidFd {
@@ -56,4 +55,3 @@ impl PidFd {
         }
     }
 }
-

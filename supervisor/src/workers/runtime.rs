@@ -77,9 +77,35 @@ impl RuntimeDir {
     }
 }
 
+/// The session's lock: an exclusive `flock` on its runtime dir, held for the supervisor's life.
+/// Two supervisors started at once (two attached clients that lost theirs) can both find the
+/// API socket stale; only the one that holds this lock goes on to replace it.
+#[derive(Debug)]
+pub struct SessionLock {
+    /// Opened close-on-exec, so no worker inherits it: a lock a worker held would outlive us.
+    _dir: nix::fcntl::Flock<File>,
+}
+
+impl SessionLock {
+    /// Takes the lock of the session whose API socket is `api_socket` (creating its runtime
+    /// dir); `Ok(None)` when another supervisor holds it.
+    pub fn take(api_socket: &Path) -> Result<Option<Self>, RuntimeDirError> {
+        let root = paths::runtime_dir(api_socket);
+        private_dir(&root)?;
+        let dir = File::open(&root).map_err(io_at(&root))?;
+        match nix::fcntl::Flock::lock(dir, nix::fcntl::FlockArg::LockExclusiveNonblock) {
+            Ok(locked) => Ok(Some(Self { _dir: locked })),
+            Err((_, nix::errno::Errno::EWOULDBLOCK)) => Ok(None),
+            Err((_, e)) => Err(io_at(&root)(e.into())),
+        }
+    }
+}
+
 /// Pane uids are lowercase hex; anything else in the folder is not ours.
 fn is_uid(text: &str) -> bool {
-    !text.is_empty() && text.len() <= 32 && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    !text.is_empty()
+        && text.len() <= 32
+        && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// A 0700 directory of ours at `path`, created when missing.
@@ -186,8 +212,20 @@ mod tests {
 
         let linked = dir.path().join("linked.sock");
         fs::create_dir_all(dir.path().join("linked-run")).expect("dir");
-        std::os::unix::fs::symlink("/etc/hostname", dir.path().join("linked-run").join("secret")).expect("link");
+        std::os::unix::fs::symlink("/etc/hostname", dir.path().join("linked-run").join("secret"))
+            .expect("link");
         assert!(matches!(RuntimeDir::prepare(&linked), Err(RuntimeDirError::NotAFile(_))));
+    }
+
+    #[test]
+    fn one_supervisor_at_a_time_holds_the_session() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let socket = dir.path().join("herdr.sock");
+        let first = SessionLock::take(&socket).expect("lockable");
+        assert!(first.is_some());
+        assert!(SessionLock::take(&socket).expect("lockable").is_none(), "the second one is refused");
+        drop(first);
+        assert!(SessionLock::take(&socket).expect("lockable").is_some(), "free again once released");
     }
 
     #[test]

@@ -78,7 +78,8 @@ impl Worker {
         let started =
             spawn::start(spec.exe).map_err(|e| format!("could not start {}: {e}", spec.exe.display()))?;
         let mut worker = Worker::over(started.pid, started.link, screen);
-        let hello = SupervisorToWorker::Hello { version: IPC_VERSION, start, identity: spec.identity.clone() };
+        let hello =
+            SupervisorToWorker::Hello { version: IPC_VERSION, start, identity: spec.identity.clone() };
         if let Err(e) = worker.writer.send(&hello, fd.map(|f| f.as_fd())).await {
             worker.kill();
             return Err(format!("worker link failed: {e}"));
@@ -146,7 +147,10 @@ impl Worker {
         }
     }
 
-    pub async fn next_frame_within(&mut self, limit: Duration) -> Option<(WorkerToSupervisor, Option<OwnedFd>)> {
+    pub async fn next_frame_within(
+        &mut self,
+        limit: Duration,
+    ) -> Option<(WorkerToSupervisor, Option<OwnedFd>)> {
         match tokio::time::timeout(limit, self.frames.recv()).await {
             Ok(Some(Incoming::Frame(frame, fd))) => Some((frame, fd)),
             _ => None,

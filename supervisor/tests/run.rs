@@ -1,0 +1,163 @@
+//! The supervisor's entry point in-process: `run(config, sockets, shutdown)` on a runtime of the
+//! test's own, with the real `herdr-pane-worker`. A supervisor whose runtime is dropped (the
+//! closest an in-process test gets to `kill -9`: every socket it held closes at once, nothing is
+//! saved or stopped) leaves its workers running, and the next `run` re-adopts them before it
+//! answers; a `shutdown` that resolves saves `session.json` and ends every pane.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use herdr_supervisor::{DEFAULT_ORPHAN_TIMEOUT, ServerConfig, Sockets};
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+/// `target/<profile>/herdr-pane-worker`, built by `cargo build --workspace --bins`.
+fn worker_exe() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let deps = exe.parent().expect("deps dir");
+    let dir = if deps.ends_with("deps") { deps.parent().expect("profile dir") } else { deps };
+    let worker = dir.join("herdr-pane-worker");
+    assert!(worker.is_file(), "{} is missing: run `cargo build --workspace --bins` first", worker.display());
+    worker
+}
+
+fn config(root: &Path) -> ServerConfig {
+    ServerConfig {
+        api_socket: root.join("sock").join("herdr.sock"),
+        client_socket: root.join("sock").join("herdr-client.sock"),
+        session_name: None,
+        worker_exe: worker_exe(),
+        bin_path: PathBuf::from("/nonexistent/herdr"),
+        data_dir: root.join("data"),
+        persist: true,
+        orphan_timeout: DEFAULT_ORPHAN_TIMEOUT,
+    }
+}
+
+/// A supervisor on a runtime of its own thread; `stop` resolves its shutdown future.
+struct Running {
+    thread: Option<std::thread::JoinHandle<()>>,
+    stop: Option<oneshot::Sender<()>>,
+    /// Dropping the runtime from outside: the "crash".
+    crash: Option<oneshot::Sender<()>>,
+}
+
+fn start(config: ServerConfig) -> Running {
+    let sockets = Sockets::bind(&config).expect("bind the sockets");
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let (crash_tx, crash_rx) = oneshot::channel::<()>();
+    let thread = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        runtime.block_on(async move {
+            let shutdown = async move {
+                let _ = stop_rx.await;
+            };
+            tokio::select! {
+                result = herdr_supervisor::run(config, sockets, shutdown) => result.expect("run"),
+                _ = crash_rx => {}
+            }
+        });
+        // Whatever `run` had spawned (pane tasks, links) dies with the runtime, unannounced.
+        runtime.shutdown_background();
+    });
+    Running { thread: Some(thread), stop: Some(stop_tx), crash: Some(crash_tx) }
+}
+
+impl Running {
+    fn crash(mut self) {
+        let _ = self.crash.take().map(|tx| tx.send(()));
+        let _ = self.thread.take().map(std::thread::JoinHandle::join);
+    }
+
+    fn stop(mut self) {
+        let _ = self.stop.take().map(|tx| tx.send(()));
+        let _ = self.thread.take().map(std::thread::JoinHandle::join);
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.stop.take().map(|tx| tx.send(()));
+        let _ = self.thread.take().map(std::thread::JoinHandle::join);
+    }
+}
+
+fn call(config: &ServerConfig, method: &str, params: Value) -> Value {
+    let mut stream = UnixStream::connect(&config.api_socket).expect("connect to the API socket");
+    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
+    let request = json!({"id": "t", "method": method, "params": params});
+    stream.write_all(format!("{request}\n").as_bytes()).expect("send");
+    let mut line = String::new();
+    BufReader::new(stream).read_line(&mut line).expect("answer");
+    let reply: Value = serde_json::from_str(&line).expect("JSON answer");
+    assert!(reply.get("error").is_none(), "{method} failed: {reply}");
+    reply["result"].clone()
+}
+
+fn wait_until<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(value) = check() {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn recent(config: &ServerConfig, pane: &str) -> String {
+    let read = call(config, "pane.read", json!({"pane_id": pane, "source": "recent"}));
+    read["read"]["text"].as_str().unwrap_or_default().to_owned()
+}
+
+fn shell_pid(config: &ServerConfig, pane: &str) -> u64 {
+    let info = call(config, "pane.process_info", json!({"pane_id": pane}));
+    info["process_info"]["shell_pid"].as_u64().expect("a shell pid")
+}
+
+fn alive(pid: u64) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+}
+
+#[test]
+fn a_crashed_supervisors_panes_are_adopted_and_a_stopped_ones_layout_restored() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let config = config(root.path());
+
+    let first = start(config.clone());
+    let created = call(&config, "workspace.create", json!({"label": "durable"}));
+    let pane = created["root_pane"]["pane_id"].as_str().expect("pane id").to_owned();
+    call(&config, "pane.send_text", json!({"pane_id": pane, "text": "echo before-the-crash\n"}));
+    wait_until("the echo", || recent(&config, &pane).contains("\nbefore-the-crash").then_some(()));
+    let pid = shell_pid(&config, &pane);
+    let session_file = config.data_dir.join("session.json");
+    wait_until("session.json", || {
+        std::fs::read_to_string(&session_file).ok().filter(|t| t.contains("durable"))
+    });
+    first.crash();
+
+    assert!(alive(pid), "the shell outlives its supervisor");
+    let second = start(config.clone());
+    // Answered only after adoption: the same pane, the same shell, the old screen.
+    let panes = call(&config, "pane.list", json!({}));
+    assert_eq!(panes["panes"][0]["pane_id"], json!(pane), "{panes}");
+    assert_eq!(shell_pid(&config, &pane), pid, "the adopted pane runs the same shell");
+    assert!(recent(&config, &pane).contains("\nbefore-the-crash"), "scrollback kept");
+    call(&config, "pane.send_text", json!({"pane_id": pane, "text": "echo after-adoption\n"}));
+    wait_until("input after adoption", || recent(&config, &pane).contains("\nafter-adoption").then_some(()));
+    second.stop();
+
+    wait_until("the stopped server's shell to end", || (!alive(pid)).then_some(()));
+    let saved = std::fs::read_to_string(&session_file).expect("session.json after stop");
+    assert!(saved.contains("\"custom_name\": \"durable\""), "{saved}");
+    let third = start(config.clone());
+    let workspaces = call(&config, "workspace.list", json!({}));
+    assert_eq!(workspaces["workspaces"][0]["label"], json!("durable"), "{workspaces}");
+    let panes = call(&config, "pane.list", json!({}));
+    assert_eq!(panes["panes"][0]["pane_id"], json!(pane), "ids survive a restart");
+    assert_ne!(shell_pid(&config, &pane), pid, "after a stop the pane runs a new shell");
+    third.stop();
+}
