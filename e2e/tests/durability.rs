@@ -4,7 +4,9 @@
 //!   running, and the next supervisor of the session re-adopts them before it answers anything:
 //!   same pane ids, layout, shells and workers (adopted, not replaced), pre-kill scrollback
 //!   readable, counters still counting, waits and keys working, an agent's state back. Twenty
-//!   crashes in a row lose no program, nor does a crash before the layout was first saved.
+//!   crashes in a row lose no program, nor does a crash before the layout was first saved; a
+//!   program that ended meanwhile closes its pane; of two supervisors started at once, one
+//!   adopts everything and the other refuses.
 //! - `herdr server stop` ends every worker and shell, saving first; the next `herdr server`
 //!   restores the layout from `session.json` (workspaces, tabs, splits and ratios, labels, focus,
 //!   zoom, public ids, live cwds, command panes rerun) with new shells. A saved cwd that is gone
@@ -219,6 +221,63 @@ fn a_crash_before_the_layout_was_saved_loses_no_program() {
     for pane in &adopted {
         panes::settle(&server, pane);
     }
+}
+
+#[test]
+fn a_program_that_ends_while_no_supervisor_runs_closes_its_pane_on_adoption() {
+    let mut server = TestServer::start();
+    let ids: Vec<String> = (0..3).map(|_| panes::create_workspace(&server).pane_id).collect();
+    for pane in &ids {
+        panes::settle(&server, pane);
+    }
+    wait_saved(&server, ids.len());
+    let shells: Vec<i32> = ids.iter().map(|pane| panes::shell_pid(&server, pane)).collect();
+
+    server.kill9();
+    kill(Pid::from_raw(shells[0]), Signal::SIGKILL).expect("kill the first pane's program");
+    procs::wait_gone("the first pane's program to end while nobody supervises", &shells[..1]);
+    server.restart();
+
+    wait_until(
+        "the ended program's pane to be closed, the others kept",
+        PATIENCE,
+        || match layout::pane_ids(&server) {
+            found if found == sorted(&ids[1..]) => Ok(()),
+            found => Err(format!("{found:?}")),
+        },
+    );
+    for (pane, shell) in ids.iter().zip(&shells).skip(1) {
+        assert_eq!(panes::shell_pid(&server, pane), *shell, "{pane} keeps its program");
+        panes::settle(&server, pane);
+    }
+}
+
+#[test]
+fn two_supervisors_started_at_once_after_a_crash_one_adopts_everything() {
+    let mut server = TestServer::start();
+    let ids = five_counting_panes(&server);
+    wait_saved(&server, ids.len());
+    let before = panes::programs(&server, &ids);
+    server.kill9();
+
+    let logs = [server.root().join("race-1.log"), server.root().join("race-2.log")];
+    let mut racers: Vec<_> =
+        logs.iter().map(|log| server.server_command(log).spawn().expect("start a racing server")).collect();
+    server.track_processes();
+    let loser = wait_until("one of the two servers to give up", PATIENCE, || {
+        let exited: Vec<usize> = (0..2).filter(|&i| matches!(racers[i].try_wait(), Ok(Some(_)))).collect();
+        match exited.as_slice() {
+            [one] => Ok(*one),
+            other => Err(format!("exited: {other:?}")),
+        }
+    });
+    let status = racers[loser].wait().expect("the loser's status");
+    let said = fs::read_to_string(&logs[loser]).unwrap_or_default();
+    assert!(!status.success() && said.contains("already running"), "the loser refuses: {status}, {said}");
+    wait_until("the winner to answer", PATIENCE, || server.answers_ping());
+    assert_eq!(layout::pane_ids(&server), sorted(&ids), "every pane is the winner's");
+    assert_eq!(panes::programs(&server, &ids), before, "the same shells and workers");
+    assert!(matches!(racers[1 - loser].try_wait(), Ok(None)), "the winner runs on");
 }
 
 #[test]
