@@ -15,7 +15,7 @@
 //!   `--no-session` neither reads nor writes it; a SIGHUP cascade during shutdown does not empty
 //!   it; a regular file at the socket path is left alone.
 //! - An attached client (in tmux) whose supervisor is killed starts the next one itself and
-//!   reconnects.
+//!   reconnects; one whose server is stopped on purpose exits and starts nothing.
 //!
 //! No timing is asserted: every wait is a named condition with a deadline. How long re-adoption
 //! and saves take is `bench/durability.py`'s business.
@@ -707,4 +707,30 @@ fn an_attached_client_starts_the_next_supervisor_itself_and_reconnects() {
         vec![new],
         "exactly one supervisor"
     );
+}
+
+#[test]
+fn server_stop_with_an_attached_client_ends_the_client_and_starts_nothing() {
+    // A deliberate stop is not a crash: the client says so and exits; it must not start a new
+    // supervisor the way it does after losing one.
+    let server = TestServer::prepare();
+    let tmux = support::Tmux::start(&server);
+    tmux.attach_herdr();
+    let clients = |server: &TestServer| -> Vec<i32> {
+        let marked = server.marked_processes();
+        marked.iter().filter(|p| p.cmdline.len() == 1 && p.is_program("herdr")).map(|p| p.pid).collect()
+    };
+    assert_eq!(clients(&server).len(), 1, "one attached client");
+
+    let stop = server.cli(&["server", "stop"]);
+    assert!(stop.status.success(), "{stop:?}");
+    wait_until("the attached client to exit", PATIENCE, || match clients(&server).as_slice() {
+        [] => Ok(()),
+        left => Err(format!("clients still running: {left:?}")),
+    });
+    tmux.wait_screen("the terminal's own shell back, herdr's chrome gone", |s| {
+        s.contains("e2e$") && !s.contains("spaces")
+    });
+    assert_eq!(server.supervisors(), Vec::new(), "nothing started a new supervisor");
+    assert!(server.answers_ping().is_err(), "no server answers");
 }
