@@ -317,7 +317,8 @@ fn panes_get_the_documented_herdr_environment() {
     let created = panes::create_workspace(&server);
     let pane = created.pane_id.clone();
     panes::settle(&server, &pane);
-    // The leading `E` is outside the quotes, so the echoed command line never matches.
+    // The leading `E` is outside the quotes, so the echoed command line never matches. The
+    // output may share its row with a prompt (a command typed before the prompt printed).
     panes::run(
         &server,
         &pane,
@@ -325,10 +326,11 @@ fn panes_get_the_documented_herdr_environment() {
     );
     let matched = server.call(
         "pane.wait_for_output",
-        json!({"pane_id": pane, "source": "recent_unwrapped", "match": {"type": "regex", "value": "^ENV\\|"},
+        json!({"pane_id": pane, "source": "recent_unwrapped", "match": {"type": "regex", "value": "ENV\\|"},
                "timeout_ms": 30000}),
     );
     let line = s(&matched["matched_line"]);
+    let line = line.find("ENV|").map_or(line.as_str(), |at| &line[at..]);
     let fields: Vec<&str> = line.trim_end().split('|').collect();
     let socket = server.socket().display().to_string();
     assert_eq!(

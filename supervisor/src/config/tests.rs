@@ -34,7 +34,18 @@ fn empty_file_gives_upstream_defaults() {
     assert_eq!(config.keys.prefix, "ctrl+b");
     assert_eq!(config.bindings(), &crate::keymap::Bindings::default());
     assert_eq!((config.headless_cols, config.headless_rows), (120, 40));
+    assert_eq!(config.worker_orphan_timeout_secs, 86_400);
     assert_eq!(ui.render_options(false), crate::render::RenderOptions::default());
+}
+
+#[test]
+fn the_orphan_timeout_is_read_and_bounded() {
+    let (config, diagnostics) = parse("[session]\nworker_orphan_timeout_secs = 600\n", "c.toml");
+    assert_eq!(config.worker_orphan_timeout_secs, 600);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let (config, diagnostics) = parse("[session]\nworker_orphan_timeout_secs = 0\n", "c.toml");
+    assert_eq!(config.worker_orphan_timeout_secs, 86_400, "out of range keeps the default");
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
 }
 
 #[test]
