@@ -183,3 +183,7 @@ fn timed_write(path: &std::path::Path, bytes: &[u8]) -> Result<(), persist::Writ
     }
     result
 }
+
+#[cfg(test)]
+#[path = "autosave_tests.rs"]
+mod tests;
