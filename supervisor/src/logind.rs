@@ -1,6 +1,6 @@
 //! Saving before the host shuts down or reboots, on Linux with systemd-logind.
 //!
-//! A logout or reboot kills every process of the user at once; SIGTERM alone races the panes
+//! A power-off or reboot kills every process of the user at once; SIGTERM alone races the panes
 //! dying. So the supervisor holds a logind *delay* inhibitor on `shutdown`: when logind
 //! announces a shutdown (`PrepareForShutdown(true)`) it waits, at most `InhibitDelayMaxSec` (5 s
 //! by default), until every delay inhibitor is released. We save the session, then release ours.
