@@ -8,6 +8,7 @@
 #   libssl-dev    libssh2-sys (remote bridge) builds against it
 #   python3-pip   scripts/fetch-libghostty.sh downloads the pinned wheel with pip
 #   nodejs        runs the installed pi/opencode integration plugins in their tests
+#   dbus-daemon   a private system bus for the logind (shutdown save) e2e suite
 set -euo pipefail
 
 missing=()
@@ -22,6 +23,7 @@ need_cmd pkg-config pkg-config
 need_cmd python3 python3
 need_cmd stty coreutils
 need_cmd node nodejs
+need_cmd dbus-daemon dbus-daemon
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 if command -v dpkg-query >/dev/null 2>&1; then
   need_pkg libssl-dev

@@ -6,7 +6,7 @@
 //! server, its pane-workers, the panes' programs, and anything else that carries this test's
 //! marker in its environment (a detached server, a second server, workers that outlived a killed
 //! server and were re-parented to the test process). Nothing here touches the user's real
-//! sockets or config: the child environment is cleared and rebuilt.
+//! sockets, config or system bus: the child environment is cleared and rebuilt.
 //!
 //! Durability drills: [`TestServer::kill9`] kills only the supervisor (its workers and their
 //! programs keep running), [`TestServer::restart`] starts the next supervisor of the same
@@ -114,6 +114,12 @@ impl TestServer {
             ("LC_ALL".to_owned(), "C.UTF-8".to_owned()),
             ("TERM".to_owned(), "xterm-256color".to_owned()),
             ("RUST_BACKTRACE".to_owned(), "1".to_owned()),
+            // Not the machine's system bus: a server under test must not take real logind
+            // inhibitors. The logind suite points this at a private bus with `set_env`.
+            (
+                "DBUS_SYSTEM_BUS_ADDRESS".to_owned(),
+                format!("unix:path={}", base.join("no-system-bus").display()),
+            ),
         ];
         // The worker may link libghostty-vt dynamically from a non-system folder.
         for inherited in ["LD_LIBRARY_PATH", "HERDR_LOG"] {
@@ -147,6 +153,13 @@ impl TestServer {
     /// The environment every process of this test gets.
     pub fn env(&self) -> &[(String, String)] {
         &self.env
+    }
+
+    /// Sets one variable of this test's environment (replacing an earlier value), for every
+    /// process started after: e.g. `DBUS_SYSTEM_BUS_ADDRESS` before [`Self::start_server`].
+    pub fn set_env(&mut self, key: &str, value: impl Into<String>) {
+        self.env.retain(|(k, _)| k != key);
+        self.env.push((key.to_owned(), value.into()));
     }
 
     /// A command for `program` with this test's environment only.

@@ -139,6 +139,11 @@ impl Autosave {
         let Some(path) = &self.path else { return };
         let bytes = {
             let mut state = self.state();
+            // A shutdown notice saved first (`logind`): what the system kills after that, before
+            // our SIGTERM, must not replace that save.
+            if state.stopped {
+                return;
+            }
             state.stopped = true;
             match state.hold.take() {
                 Some((_, before)) => {
@@ -150,9 +155,17 @@ impl Autosave {
         };
         // Waits for a save still being written, which must not land after this one.
         let _one_writer = self.write_lock.lock().unwrap_or_else(PoisonError::into_inner);
-        if self.state().written.as_deref() != Some(bytes.as_slice()) {
-            let _ = timed_write(path, &bytes);
+        if self.state().written.as_deref() != Some(bytes.as_slice()) && timed_write(path, &bytes).is_ok() {
+            // Known for `resume`: after a cancelled shutdown this is what the file holds.
+            self.state().written = Some(bytes);
         }
+    }
+
+    /// An announced shutdown that [`Autosave::finish`] saved for was cancelled: saving goes on,
+    /// starting with whatever changed meanwhile.
+    pub fn resume(&self) {
+        self.state().stopped = false;
+        self.mark_dirty();
     }
 }
 
@@ -170,3 +183,7 @@ fn timed_write(path: &std::path::Path, bytes: &[u8]) -> Result<(), persist::Writ
     }
     result
 }
+
+#[cfg(test)]
+#[path = "autosave_tests.rs"]
+mod tests;

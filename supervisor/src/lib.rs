@@ -14,6 +14,7 @@ pub mod config;
 mod hub;
 pub mod keymap;
 pub mod logging;
+mod logind;
 pub mod persist;
 mod reaper;
 pub mod render;

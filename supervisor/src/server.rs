@@ -23,7 +23,7 @@ use crate::session::{Effects, Session};
 use crate::socket::{self, BindError, SocketIdentity};
 use crate::state::{HEADLESS_COLS, HEADLESS_ROWS, Launched, Shared};
 use crate::workers::{RuntimeDir, SessionLock};
-use crate::{ServerConfig, clients, persist, reaper};
+use crate::{ServerConfig, clients, logind, persist, reaper};
 
 /// The session's two listening sockets, bound and not yet served, and the session lock that
 /// made binding them ours to do.
@@ -90,6 +90,11 @@ pub async fn run(
     let client_listener = socket::listen(sockets.client).context("could not serve the client socket")?;
     log::info!("herdr supervisor listening on {}", shared.config.api_socket.display());
     let saver = tokio::spawn(Autosave::run(shared.clone()));
+    let (saving, resuming) = (shared.clone(), shared.clone());
+    let shutdown_notices = tokio::spawn(logind::save_before_shutdown(logind::Hooks {
+        save: Arc::new(move || saving.autosave.finish(saving.encoded_session())),
+        resume: Box::new(move || resuming.autosave.resume()),
+    }));
     let clients = tokio::spawn(clients::serve(shared.clone(), client_listener));
     {
         let shared = shared.clone();
@@ -116,6 +121,7 @@ pub async fn run(
     sockets.client_identity.remove_if_owned();
     // Saved before any pane closes, so the file keeps the whole layout.
     saver.abort();
+    shutdown_notices.abort();
     shared.autosave.finish(shared.encoded_session());
     close_all_panes(&shared).await;
     // Attached terminals are told the server is stopping; a stuck one does not hold us up.
