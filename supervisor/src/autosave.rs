@@ -28,7 +28,8 @@ pub struct Autosave {
     /// `None`: persistence is off (`--no-session`, tests, or a file we must not overwrite).
     path: Option<PathBuf>,
     dirty: Notify,
-    state: Mutex<SaveState>,
+    /// Shared with the blocking writer, which looks at `stopped` again once it holds the lock.
+    state: Arc<Mutex<SaveState>>,
     /// Held while a file is being written: one writer at a time, the final save last.
     write_lock: Arc<Mutex<()>>,
 }
@@ -50,14 +51,14 @@ impl Autosave {
         Self {
             path: Some(path),
             dirty: Notify::new(),
-            state: Mutex::new(SaveState { written: on_disk, ..SaveState::default() }),
+            state: Arc::new(Mutex::new(SaveState { written: on_disk, ..SaveState::default() })),
             write_lock: Arc::default(),
         }
     }
 
     /// Never saves.
     pub fn disabled() -> Self {
-        Self { path: None, dirty: Notify::new(), state: Mutex::default(), write_lock: Arc::default() }
+        Self { path: None, dirty: Notify::new(), state: Arc::default(), write_lock: Arc::default() }
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, SaveState> {
@@ -120,8 +121,13 @@ impl Autosave {
             }
         }
         let lock = Arc::clone(&self.write_lock);
+        let state = Arc::clone(&self.state);
         let written = tokio::task::spawn_blocking(move || {
             let _one_writer = lock.lock().unwrap_or_else(PoisonError::into_inner);
+            // The final save may have been written while this one waited for the lock.
+            if state.lock().unwrap_or_else(PoisonError::into_inner).stopped {
+                return None;
+            }
             timed_write(&path, &bytes).ok().map(|()| bytes)
         })
         .await;

@@ -125,6 +125,12 @@ fn alive(pid: u64) -> bool {
 #[test]
 fn a_crashed_supervisors_panes_are_adopted_and_a_stopped_ones_layout_restored() {
     let root = tempfile::tempdir().expect("tempdir");
+    // Not the machine's system bus: the supervisor under test must not take a real logind
+    // inhibitor.
+    // SAFETY: set before any thread of this test binary (its only test) reads the environment.
+    unsafe {
+        std::env::set_var("DBUS_SYSTEM_BUS_ADDRESS", format!("unix:path={}/no-bus", root.path().display()))
+    };
     let config = config(root.path());
 
     let first = start(config.clone());
