@@ -113,16 +113,17 @@ impl Autosave {
 
     async fn write(&self, bytes: Vec<u8>) {
         let Some(path) = self.path.clone() else { return };
-        {
+        let previous = {
             let state = self.state();
             if state.stopped || state.written.as_deref() == Some(bytes.as_slice()) {
                 return;
             }
-        }
+            state.written.clone()
+        };
         let lock = Arc::clone(&self.write_lock);
         let written = tokio::task::spawn_blocking(move || {
             let _one_writer = lock.lock().unwrap_or_else(PoisonError::into_inner);
-            timed_write(&path, &bytes).ok().map(|()| bytes)
+            timed_write(&path, previous.as_deref(), &bytes).ok().map(|()| bytes)
         })
         .await;
         if let Ok(Some(bytes)) = written {
@@ -150,13 +151,20 @@ impl Autosave {
         };
         // Waits for a save still being written, which must not land after this one.
         let _one_writer = self.write_lock.lock().unwrap_or_else(PoisonError::into_inner);
-        if self.state().written.as_deref() != Some(bytes.as_slice()) {
-            let _ = timed_write(path, &bytes);
+        let previous = self.state().written.clone();
+        if previous.as_deref() != Some(bytes.as_slice()) {
+            let _ = timed_write(path, previous.as_deref(), &bytes);
         }
     }
 }
 
-fn timed_write(path: &std::path::Path, bytes: &[u8]) -> Result<(), persist::WriteError> {
+/// Writes `bytes` over `previous` (what the file held) and, once that worked, keeps the layout
+/// snapshots; a snapshot that fails is logged and costs the save nothing.
+fn timed_write(
+    path: &std::path::Path,
+    previous: Option<&[u8]>,
+    bytes: &[u8],
+) -> Result<(), persist::WriteError> {
     let started = Instant::now();
     let result = persist::write_atomic(path, bytes);
     match &result {
@@ -167,6 +175,12 @@ fn timed_write(path: &std::path::Path, bytes: &[u8]) -> Result<(), persist::Writ
             started.elapsed().as_micros()
         ),
         Err(e) => log::warn!("persist.save_failed path={}: {e}", path.display()),
+    }
+    if result.is_ok() {
+        match persist::keep_snapshots(path, previous, bytes, std::time::SystemTime::now()) {
+            Ok(taken) => taken.iter().for_each(|p| log::info!("persist.snapshot path={}", p.display())),
+            Err(e) => log::warn!("persist.snapshot_failed path={}: {e}", path.display()),
+        }
     }
     result
 }

@@ -1,6 +1,6 @@
 //! Session persistence on disk: the `session.json` format (`snapshot`, upstream herdr's v3
-//! schema plus our pane uids), reading and atomically replacing the file (`file`), and the
-//! load-failure backups beside it (`backup`).
+//! schema plus our pane uids), reading and atomically replacing the file (`file`), the
+//! load-failure backups beside it (`backup`), and the layout snapshots (`snapshots`).
 //!
 //! Not here: turning the session model into a snapshot and back (`session::persist`, pure), and
 //! deciding when to save (the supervisor runtime: debounce, shutdown, `--no-session`).
@@ -8,11 +8,14 @@
 mod backup;
 mod file;
 mod snapshot;
+mod snapshots;
 
 #[cfg(test)]
 mod tests_file;
 #[cfg(test)]
 mod tests_snapshot;
+#[cfg(test)]
+mod tests_snapshots;
 
 pub use backup::{BACKUPS_DIR, KEPT_BACKUPS, backup_original};
 pub use file::{
@@ -22,6 +25,7 @@ pub use snapshot::{
     AgentSessionSnapshot, DecodeError, DirectionSnapshot, LayoutSnapshot, PaneSnapshot, SNAPSHOT_VERSION,
     SessionRefKind, SessionSnapshot, TabSnapshot, WorkspaceSnapshot, decode,
 };
+pub use snapshots::{KEPT_SNAPSHOTS, SNAPSHOT_INTERVAL, SNAPSHOTS_DIR, SnapshotError, keep_snapshots};
 
 /// The file name of the saved layout inside a session's data dir.
 pub const SESSION_FILE: &str = "session.json";
