@@ -174,6 +174,17 @@ impl Engine {
         }
     }
 
+    /// Shows `bytes` (a saved screen) before any program runs: consumed like output, but what
+    /// the terminal would answer or report about them is dropped, since no program asked and
+    /// the title, cwd or bell of an old screen say nothing about the new program.
+    pub fn replay(&mut self, bytes: &[u8]) {
+        self.feed(bytes);
+        self.effects.replies.borrow_mut().clear();
+        *self.effects.title_changed.borrow_mut() = false;
+        *self.effects.pwd_changed.borrow_mut() = false;
+        *self.effects.bell_rung.borrow_mut() = false;
+    }
+
     /// Bytes the terminal wants written to the program (query replies), oldest first.
     pub fn take_replies(&mut self) -> Vec<u8> {
         std::mem::take(&mut *self.effects.replies.borrow_mut())

@@ -232,6 +232,7 @@ pub fn spawn_start(
         cols: size.0,
         rows: size.1,
         hold_failure,
+        replay: None,
     }
 }
 
