@@ -14,6 +14,7 @@ pub mod config;
 mod hub;
 pub mod keymap;
 pub mod logging;
+mod pane_history;
 pub mod persist;
 mod reaper;
 pub mod render;

@@ -23,7 +23,7 @@ use crate::session::{Effects, Session};
 use crate::socket::{self, BindError, SocketIdentity};
 use crate::state::{HEADLESS_COLS, HEADLESS_ROWS, Launched, Shared};
 use crate::workers::{RuntimeDir, SessionLock};
-use crate::{ServerConfig, clients, persist, reaper};
+use crate::{ServerConfig, clients, pane_history, persist, reaper};
 
 /// The session's two listening sockets, bound and not yet served, and the session lock that
 /// made binding them ours to do.
@@ -117,6 +117,7 @@ pub async fn run(
     // Saved before any pane closes, so the file keeps the whole layout.
     saver.abort();
     shared.autosave.finish(shared.encoded_session());
+    pane_history::save(&shared).await;
     close_all_panes(&shared).await;
     // Attached terminals are told the server is stopping; a stuck one does not hold us up.
     let _ = tokio::time::timeout(Duration::from_secs(2), clients).await;
@@ -141,11 +142,14 @@ fn load_session(config: &ServerConfig) -> (Session, Autosave, Effects) {
         );
         return (empty(), Autosave::disabled(), Effects::default());
     }
+    pane_history::forget_unless_enabled(config);
     match persist::load(&path) {
         persist::LoadOutcome::Missing => (empty(), Autosave::to(path, None), Effects::default()),
         persist::LoadOutcome::Loaded(snapshot) => {
             let on_disk = std::fs::read(&path).ok();
-            let (session, effects) = Session::restore(snapshot, HEADLESS_COLS, HEADLESS_ROWS);
+            let replays = pane_history::replays_for(config, on_disk.as_deref(), &snapshot);
+            let (session, mut effects) = Session::restore(snapshot, HEADLESS_COLS, HEADLESS_ROWS);
+            pane_history::attach(&mut effects, replays);
             log::info!("persist.load path={} panes={}", path.display(), effects.spawns.len());
             (session, Autosave::to(path, on_disk), effects)
         }

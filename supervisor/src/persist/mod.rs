@@ -1,17 +1,21 @@
 //! Session persistence on disk: the `session.json` format (`snapshot`, upstream herdr's v3
 //! schema plus our pane uids), reading and atomically replacing the file (`file`), the
-//! load-failure backups beside it (`backup`), and the layout snapshots (`snapshots`).
+//! load-failure backups beside it (`backup`), the layout snapshots (`snapshots`), and the
+//! pane screen history (`history`).
 //!
 //! Not here: turning the session model into a snapshot and back (`session::persist`, pure), and
 //! deciding when to save (the supervisor runtime: debounce, shutdown, `--no-session`).
 
 mod backup;
 mod file;
+pub mod history;
 mod snapshot;
 mod snapshots;
 
 #[cfg(test)]
 mod tests_file;
+#[cfg(test)]
+mod tests_history;
 #[cfg(test)]
 mod tests_snapshot;
 #[cfg(test)]
