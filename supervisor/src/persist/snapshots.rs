@@ -7,7 +7,8 @@
 //! add a snapshot of the layout it replaced, at most one per [`SNAPSHOT_INTERVAL`], and never
 //! one equal to the newest snapshot. The interval is measured from the newest snapshot's name,
 //! so it survives server restarts: a crash loop or a script restarting the server cannot rotate
-//! out old layouts. At most [`KEPT_SNAPSHOTS`] are kept.
+//! out old layouts. At most [`KEPT_SNAPSHOTS`] are kept. A session without workspaces is never
+//! copied (the one saved before the first pane exists is no layout to go back to).
 //!
 //! The file edge ([`keep_snapshots`]) takes the clock as an argument. Files are named
 //! `session-<UTC stamp>-<n>.json` like backups (sortable by time), created 0600 in a 0700
@@ -50,15 +51,22 @@ pub enum Take {
     Saved,
 }
 
-/// What to snapshot after `saved` replaced `previous` (None: there was no usable file) in
-/// `session.json` at `now`, given the newest snapshot there is.
-pub fn plan(newest: Option<Newest<'_>>, previous: Option<&[u8]>, saved: &[u8], now: SystemTime) -> Vec<Take> {
-    let previous = previous.filter(|p| *p != saved);
+/// What to snapshot after `saved` replaced `previous` in `session.json` at `now`, given the
+/// newest snapshot there is. Either is None when it is nothing worth keeping: no usable file, or
+/// a session without workspaces (recovering to that is deleting `session.json`).
+pub fn plan(
+    newest: Option<Newest<'_>>,
+    previous: Option<&[u8]>,
+    saved: Option<&[u8]>,
+    now: SystemTime,
+) -> Vec<Take> {
+    let previous = previous.filter(|p| Some(*p) != saved);
     let Some(newest) = newest else {
         // The first saved layout is copied at once. A layout that was on disk before it (from a
         // herdr without snapshots, or a directory cleared by hand) is older still: it goes
         // first, or the first burst of changes would lose it.
-        return previous.map(|_| Take::Previous).into_iter().chain([Take::Saved]).collect();
+        let first = [previous.map(|_| Take::Previous), saved.map(|_| Take::Saved)];
+        return first.into_iter().flatten().collect();
     };
     let Some(previous) = previous else { return Vec::new() };
     if previous == newest.bytes {
@@ -126,7 +134,8 @@ pub fn keep_snapshots(
     let newest = newest
         .as_ref()
         .map(|(taken, bytes)| Newest { taken: taken.unwrap_or(UNIX_EPOCH), bytes: bytes.as_slice() });
-    let takes = plan(newest, previous, saved, now);
+    let previous = previous.filter(|p| holds_workspaces(p));
+    let takes = plan(newest, previous, Some(saved).filter(|s| holds_workspaces(s)), now);
     if takes.is_empty() {
         return Ok(Vec::new());
     }
@@ -148,6 +157,17 @@ pub fn keep_snapshots(
     }
     sync_dir(&dir)?;
     Ok(written)
+}
+
+/// Whether encoded session bytes list at least one workspace. Bytes that do not parse are
+/// kept (they are what was saved; better one useless snapshot than a lost layout).
+fn holds_workspaces(bytes: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        #[serde(default)]
+        workspaces: Vec<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Probe>(bytes).map_or(true, |probe| !probe.workspaces.is_empty())
 }
 
 /// The names of the regular files in `dir` (none if it does not exist yet).

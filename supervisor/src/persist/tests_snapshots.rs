@@ -35,26 +35,29 @@ fn contents(session: &Path) -> Vec<Vec<u8>> {
 
 #[test]
 fn the_first_saved_layout_is_copied_at_once() {
-    assert_eq!(plan(None, None, b"a", at(MINUTE)), [Take::Saved]);
+    assert_eq!(plan(None, None, Some(b"a"), at(MINUTE)), [Take::Saved]);
     // A layout from before snapshots existed is older still and is kept first.
-    assert_eq!(plan(None, Some(b"old"), b"a", at(MINUTE)), [Take::Previous, Take::Saved]);
+    assert_eq!(plan(None, Some(b"old"), Some(b"a"), at(MINUTE)), [Take::Previous, Take::Saved]);
+    // An emptied session is nothing to keep, but what it replaced is.
+    assert_eq!(plan(None, Some(b"old"), None, at(MINUTE)), [Take::Previous]);
+    assert_eq!(plan(None, None, None, at(MINUTE)), []);
 }
 
 #[test]
 fn later_saves_keep_the_previous_layout_at_most_every_interval() {
     let newest = Some(Newest { taken: at(Duration::ZERO), bytes: b"a" });
-    assert_eq!(plan(newest, Some(b"b"), b"c", at(SNAPSHOT_INTERVAL - MINUTE)), []);
-    assert_eq!(plan(newest, Some(b"b"), b"c", at(SNAPSHOT_INTERVAL)), [Take::Previous]);
+    assert_eq!(plan(newest, Some(b"b"), Some(b"c"), at(SNAPSHOT_INTERVAL - MINUTE)), []);
+    assert_eq!(plan(newest, Some(b"b"), Some(b"c"), at(SNAPSHOT_INTERVAL)), [Take::Previous]);
     // The previous layout is the newest snapshot already: nothing to add however late it is.
-    assert_eq!(plan(newest, Some(b"a"), b"c", at(10 * SNAPSHOT_INTERVAL)), []);
+    assert_eq!(plan(newest, Some(b"a"), Some(b"c"), at(10 * SNAPSHOT_INTERVAL)), []);
     // Nothing usable was replaced (a missing or unparsable file).
-    assert_eq!(plan(newest, None, b"c", at(10 * SNAPSHOT_INTERVAL)), []);
+    assert_eq!(plan(newest, None, Some(b"c"), at(10 * SNAPSHOT_INTERVAL)), []);
 }
 
 #[test]
 fn a_newest_snapshot_from_the_future_is_taken_as_just_made() {
     let newest = Some(Newest { taken: at(10 * SNAPSHOT_INTERVAL), bytes: b"a" });
-    assert_eq!(plan(newest, Some(b"b"), b"c", at(SNAPSHOT_INTERVAL)), []);
+    assert_eq!(plan(newest, Some(b"b"), Some(b"c"), at(SNAPSHOT_INTERVAL)), []);
 }
 
 #[test]
@@ -153,4 +156,22 @@ fn a_directory_that_cannot_be_used_fails_without_touching_anything() {
     let failed = keep_snapshots(&session, None, b"a", at(Duration::ZERO));
     assert!(matches!(failed, Err(SnapshotError::NotADirectory { .. })), "{failed:?}");
     assert_eq!(fs::read(&blocker).expect("read"), b"not a directory");
+}
+
+#[test]
+fn an_empty_session_is_never_a_snapshot_but_the_layout_it_replaced_is() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let session = dir.path().join("session.json");
+    let empty = br#"{"version": 3, "workspaces": []}"#;
+    let layout = br#"{"version": 3, "workspaces": [{"id": "w1", "tabs": []}]}"#;
+    assert_eq!(
+        keep_snapshots(&session, None, empty, at(Duration::ZERO)).expect("empty"),
+        Vec::<PathBuf>::new()
+    );
+    assert!(!session.with_file_name(SNAPSHOTS_DIR).exists(), "nothing made for an empty session");
+    keep_snapshots(&session, Some(empty), layout, at(MINUTE)).expect("the first layout");
+    assert_eq!(contents(&session), [layout.to_vec()]);
+    // Cleared long after: the layout is the newest snapshot already; nothing new.
+    keep_snapshots(&session, Some(layout), empty, at(10 * SNAPSHOT_INTERVAL)).expect("cleared");
+    assert_eq!(contents(&session), [layout.to_vec()]);
 }
