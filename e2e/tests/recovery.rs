@@ -4,7 +4,8 @@
 //! - An unusable `session.json` is kept in `session-backups/` (its bytes, 0600 in 0700, the path
 //!   in the log as `persist.backup path=`) before the empty session replaces it; four failures
 //!   in a row keep the three newest. A backup that cannot be written (`session-backups` is a
-//!   file, the disk is full) leaves `session.json` and the old backups alone, and the server runs.
+//!   file, the disk is full) leaves `session.json` and the old backups alone, and the server runs;
+//!   every save tries again, and the first that can keep the backup saves.
 //! - A full disk during a save leaves the previous `session.json` whole and the server
 //!   answering; once there is room again the next save lands.
 //! - `session-snapshots/`: the first saved layout is copied at once, restarts and unchanged
@@ -226,7 +227,7 @@ fn an_unusable_session_json_is_backed_up_before_the_empty_session_replaces_it() 
 }
 
 #[test]
-fn a_backup_that_cannot_be_kept_leaves_session_json_alone_and_the_server_running() {
+fn a_backup_that_cannot_be_kept_leaves_session_json_alone_and_the_next_save_retries() {
     let mut session = Session::prepare();
     let session_json = session.file("session.json");
     let blocker = session.file("session-backups");
@@ -236,13 +237,29 @@ fn a_backup_that_cannot_be_kept_leaves_session_json_alone_and_the_server_running
 
     session.wait_log("persist.backup_failed");
     session.server.assert_alive();
-    // A change that would be saved, and the stop's final save: neither touches the file.
+    // A change that would be saved, and the stop's final save: each tries the backup again,
+    // fails, and leaves the file alone.
     let created = panes::create_workspace(&session.server);
     rename_pane(&session, &created.pane_id, "never-saved");
+    wait_until("a save to retry the backup", PATIENCE, || {
+        let failures = session.log().matches("persist.backup_failed").count();
+        if failures >= 2 { Ok(()) } else { Err(format!("{failures} backup failures logged")) }
+    });
     session.server.assert_alive();
     session.stop();
     assert_eq!(fs::read_to_string(&session_json).expect("read"), "garbage that must survive");
     assert_eq!(fs::read_to_string(&blocker).expect("read"), "a file where the backups folder should be");
+
+    // Once the backup can be written, the next save keeps the original first, then lands.
+    session.start();
+    session.wait_log("persist.backup_failed");
+    fs::remove_file(&blocker).expect("remove the blocker");
+    let created = panes::create_workspace(&session.server);
+    rename_pane(&session, &created.pane_id, "saved-after-the-fix");
+    wait_saved(&session, "saved-after-the-fix");
+    assert_eq!(contents(&stamped_files(&blocker)), ["garbage that must survive"]);
+    session.wait_log("persist.backup path=");
+    session.stop();
 }
 
 #[test]

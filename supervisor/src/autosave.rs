@@ -41,6 +41,8 @@ struct SaveState {
     written: Option<Vec<u8>>,
     /// The final save is done: nothing may be written after it.
     stopped: bool,
+    /// What the file is owed before it is first replaced (a backup, another look).
+    owed: persist::Owed,
 }
 
 impl Autosave {
@@ -53,6 +55,14 @@ impl Autosave {
             state: Mutex::new(SaveState { written: on_disk, ..SaveState::default() }),
             write_lock: Arc::default(),
         }
+    }
+
+    /// Saves to `path` once `owed` is settled: until then (a backup that cannot be written, a
+    /// file that appeared and cannot be read) every save leaves the file alone and tries again.
+    pub fn owing(path: PathBuf, owed: persist::Owed) -> Self {
+        let autosave = Self::to(path, None);
+        autosave.state().owed = owed;
+        autosave
     }
 
     /// Never saves.
@@ -120,6 +130,9 @@ impl Autosave {
             }
             state.written.clone()
         };
+        if !self.settle(&path) {
+            return;
+        }
         let lock = Arc::clone(&self.write_lock);
         let written = tokio::task::spawn_blocking(move || {
             let _one_writer = lock.lock().unwrap_or_else(PoisonError::into_inner);
@@ -152,8 +165,31 @@ impl Autosave {
         // Waits for a save still being written, which must not land after this one.
         let _one_writer = self.write_lock.lock().unwrap_or_else(PoisonError::into_inner);
         let previous = self.state().written.clone();
-        if previous.as_deref() != Some(bytes.as_slice()) {
+        if previous.as_deref() != Some(bytes.as_slice()) && self.settle(path) {
             let _ = timed_write(path, previous.as_deref(), &bytes);
+        }
+    }
+}
+
+impl Autosave {
+    /// Pays what the file is owed before it is replaced; false while that cannot be done.
+    /// Runs on the caller's thread, not a blocking task: an abort must never lose the debt.
+    fn settle(&self, path: &std::path::Path) -> bool {
+        let owed = std::mem::take(&mut self.state().owed);
+        match persist::settle(path, owed) {
+            Ok(None) => true,
+            Ok(Some(backup)) => {
+                log::warn!("persist.backup path={}", backup.display());
+                true
+            }
+            Err(unsettled) => {
+                log::error!(
+                    "persist.backup_failed path={}: {unsettled}; leaving it as it is",
+                    path.display()
+                );
+                self.state().owed = unsettled.owed;
+                false
+            }
         }
     }
 }

@@ -128,7 +128,8 @@ pub async fn run(
 
 /// The session to start from: `session.json` restored (with the spawns that bring its panes
 /// back), or an empty one. A file that cannot be loaded is kept in `session-backups/` before
-/// anything may overwrite it; if even that fails, this run saves nothing.
+/// anything may overwrite it; if even that fails, every save tries again first and writes
+/// nothing until it works. A file missing now is looked at again before the first save.
 fn load_session(config: &ServerConfig) -> (Session, Autosave, Effects) {
     let empty = || Session::new(HEADLESS_COLS, HEADLESS_ROWS);
     if !config.persist {
@@ -144,7 +145,9 @@ fn load_session(config: &ServerConfig) -> (Session, Autosave, Effects) {
     }
     pane_history::forget_unless_enabled(config);
     match persist::load(&path) {
-        persist::LoadOutcome::Missing => (empty(), Autosave::to(path, None), Effects::default()),
+        persist::LoadOutcome::Missing => {
+            (empty(), Autosave::owing(path, persist::Owed::Recheck), Effects::default())
+        }
         persist::LoadOutcome::Loaded(snapshot) => {
             let on_disk = std::fs::read(&path).ok();
             let replays = pane_history::replays_for(config, on_disk.as_deref(), &snapshot);
@@ -169,10 +172,10 @@ fn load_session(config: &ServerConfig) -> (Session, Autosave, Effects) {
                 }
                 Err(e) => {
                     log::error!(
-                        "persist.backup_failed path={}: {e}; not saving this session, so the file stays as it is",
+                        "persist.backup_failed path={}: {e}; the file stays as it is until a save can keep it",
                         path.display()
                     );
-                    (empty(), Autosave::disabled(), Effects::default())
+                    (empty(), Autosave::owing(path, persist::Owed::Backup(original)), Effects::default())
                 }
             }
         }
