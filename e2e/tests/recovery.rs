@@ -349,7 +349,7 @@ fn snapshots_copy_the_first_layout_at_once_and_add_nothing_for_restarts_or_uncha
     rename_pane(&session, &created.pane_id, "renamed");
     wait_saved(&session, "renamed");
     session.stop();
-    assert_eq!(stamped_files(&snapshots_dir), [first.clone()], "one snapshot after restarts");
+    assert_eq!(stamped_files(&snapshots_dir), std::slice::from_ref(&first), "one snapshot after restarts");
 
     // Make the only snapshot old and equal to session.json: replacing that layout is due, but it
     // is the newest snapshot already, so nothing is added; the next change keeps the layout it
