@@ -174,15 +174,11 @@ impl Engine {
         }
     }
 
-    /// Shows `bytes` (a saved screen) before any program runs: consumed like output, but what
-    /// the terminal would answer or report about them is dropped, since no program asked and
-    /// the title, cwd or bell of an old screen say nothing about the new program.
+    /// Shows `bytes` (a saved screen) before any program runs; drops its replies and reports: nobody asked.
     pub fn replay(&mut self, bytes: &[u8]) {
         self.feed(bytes);
-        self.effects.replies.borrow_mut().clear();
-        *self.effects.title_changed.borrow_mut() = false;
-        *self.effects.pwd_changed.borrow_mut() = false;
-        *self.effects.bell_rung.borrow_mut() = false;
+        let _ = (self.take_replies(), self.effects.title_changed.take(), self.effects.pwd_changed.take());
+        self.effects.bell_rung.take();
     }
 
     /// Bytes the terminal wants written to the program (query replies), oldest first.
