@@ -328,13 +328,11 @@ impl Conn {
                 Ok((0, 0)) => return Ok(None),
                 Ok((n, nfds)) => {
                     self.decoder.push(&buf[..n]);
+                    // Close-on-exec, as the supervisor does: a master one test keeps must not leak
+                    // into a worker another test starts. SAFETY: SCM_RIGHTS installed these fds for us.
                     for &fd in &fds[..nfds] {
-                        // A PTY master dup kept by one test must not leak into the workers other
-                        // tests start meanwhile (SCM_RIGHTS fds arrive without close-on-exec).
-                        // SAFETY: fcntl on an fd we were just given, F_SETFD with a flag.
                         unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
                     }
-                    // SAFETY: SCM_RIGHTS installed these fds for us.
                     self.fds.extend(fds[..nfds].iter().map(|&fd| unsafe { OwnedFd::from_raw_fd(fd) }));
                 }
                 // Interrupted: a signal (this test process reaps children as a subreaper).
