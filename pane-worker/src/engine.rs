@@ -174,6 +174,13 @@ impl Engine {
         }
     }
 
+    /// Shows `bytes` (a saved screen) before any program runs; drops its replies and reports: nobody asked.
+    pub fn replay(&mut self, bytes: &[u8]) {
+        self.feed(bytes);
+        let _ = (self.take_replies(), self.effects.title_changed.take(), self.effects.pwd_changed.take());
+        self.effects.bell_rung.take();
+    }
+
     /// Bytes the terminal wants written to the program (query replies), oldest first.
     pub fn take_replies(&mut self) -> Vec<u8> {
         std::mem::take(&mut *self.effects.replies.borrow_mut())

@@ -100,6 +100,19 @@ fn replies_title_and_cwd() {
 }
 
 #[test]
+fn a_replayed_screen_is_shown_and_says_nothing_back() {
+    let mut e = engine(20, 5);
+    e.replay(b"\x1b[1msaved\x1b[0m line\r\n\x1b[6n\x1b]2;old title\x07\x07older\r\n");
+    assert_eq!(e.take_replies(), b"", "no program asked");
+    assert_eq!(e.take_events(), vec![], "the old title and bell are not news");
+    e.feed(b"$ ");
+    assert_eq!(read(&e, ReadSource::Visible, None).0, "saved line\nolder\n$");
+    // The program's own title is reported as usual.
+    e.feed(b"\x1b]2;new\x07");
+    assert_eq!(e.take_events(), vec![EngineEvent::Title(Some("new".into()))]);
+}
+
+#[test]
 fn a_bel_rings_once_per_batch_and_a_string_terminator_does_not_ring() {
     let mut e = engine(20, 5);
     e.feed(b"done\x07");

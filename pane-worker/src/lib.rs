@@ -100,9 +100,9 @@ async fn serve(ipc: OwnedFd) -> Result<(), WorkerError> {
     )?;
     let home = Home::new(listener, identity);
     let pane = match start {
-        Start::Spawn { argv, cwd, env, cols, rows, hold_failure } => {
+        Start::Spawn { argv, cwd, env, cols, rows, hold_failure, replay } => {
             let spec = SpawnSpec { argv, cwd, env, cols, rows };
-            spawn_pane(&spec, hold_failure, (reader, writer), home).await?
+            spawn_pane(&spec, hold_failure, replay.as_deref(), (reader, writer), home).await?
         }
         Start::Adopt { child_pid, cols, rows } => {
             let Some(master) = reader.take_fd() else {
@@ -128,16 +128,21 @@ async fn spawn_failed(writer: &mut LinkWriter, message: String) -> Result<Pane, 
 
 /// Starts the program. With `hold_failure`, a program that cannot start still makes a pane (on
 /// a PTY with no program) that shows why, and one that fails at once is held by the pane.
+/// `replay` (a saved screen) is in the terminal before the program can print anything.
 async fn spawn_pane(
     spec: &SpawnSpec,
     hold_failure: bool,
+    replay: Option<&[u8]>,
     (reader, mut writer): (LinkReader, LinkWriter),
     home: Home,
 ) -> Result<Pane, WorkerError> {
-    let engine = match Engine::new(spec.cols, spec.rows) {
+    let mut engine = match Engine::new(spec.cols, spec.rows) {
         Ok(engine) => engine,
         Err(err) => return spawn_failed(&mut writer, err.to_string()).await,
     };
+    if let Some(bytes) = replay {
+        engine.replay(bytes);
+    }
     let hold = hold_failure.then(|| {
         let (program, cwd) = pty::describe(spec);
         HoldPolicy::new(program, cwd, tokio::time::Instant::now())

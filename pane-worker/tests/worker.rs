@@ -182,6 +182,23 @@ fn shell_session_end_to_end() {
 }
 
 #[test]
+fn a_replayed_screen_comes_before_the_program_output() {
+    let mut w = Worker::start();
+    let mut start = spawn_start(BASH, &prompt_env(), None, (40, 10), true);
+    if let Start::Spawn { replay, .. } = &mut start {
+        *replay = Some(b"\x1b[32mbefore-restart\x1b[0m\r\nsecond saved line\r\n".to_vec());
+    }
+    w.hello(start);
+    w.expect_hello();
+    w.expect("Spawned", |f| matches!(f, WorkerToSupervisor::Spawned { .. }).then_some(()));
+    let _master = w.take_fd();
+    w.wait_for(ReadSource::Visible, Matcher::Regex(r"^\$$".into()));
+    assert_eq!(w.text(ReadSource::Visible), "before-restart\nsecond saved line\n$");
+    let ansi = w.read(ReadSource::Visible, None, ReadFormat::Ansi).text;
+    assert!(ansi.contains("\x1b[") && ansi.contains("before-restart"), "colours replay too: {ansi:?}");
+}
+
+#[test]
 fn adopted_program_keeps_running_after_worker_crash() {
     let mut w = Worker::start();
     let counter = "i=0; while :; do i=$((i+1)); echo $i; sleep 0.05; done";

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use crate::grid::{CursorPlacement, GridCell};
 
 /// Bumped whenever any type in this module changes shape.
-pub const IPC_VERSION: u32 = 9;
+pub const IPC_VERSION: u32 = 10;
 
 /// Shortest time between two damages of the focused pane (about 120 a second).
 pub const FOCUSED_FRAME_INTERVAL_MS: u64 = 8;
@@ -97,6 +97,11 @@ pub enum Start {
     /// [`HOLD_FAILURE_WINDOW_MS`] of starting, the pane is not given up: the worker reports
     /// [`WorkerEvent::StartFailed`] (after `Spawned`, which it sends either way) and stays,
     /// its terminal showing what the program printed and then the error, until `Shutdown`.
+    ///
+    /// `replay` (a pane started again after a server restart, with pane history on): bytes the
+    /// worker feeds into its terminal before the program starts, as if printed by it, so the
+    /// pane shows its saved recent screen with the new shell's prompt below. Whatever the
+    /// terminal would answer to them is dropped: there is no program yet to hear it.
     Spawn {
         argv: Option<Vec<String>>,
         cwd: Option<String>,
@@ -104,6 +109,7 @@ pub enum Start {
         cols: u16,
         rows: u16,
         hold_failure: bool,
+        replay: Option<Vec<u8>>,
     },
     /// Take over a running program after a worker died: the PTY master fd travels with the
     /// `Hello` frame; `child_pid` is the program. The worker resizes the PTY (which nudges the
@@ -628,6 +634,7 @@ mod tests {
                     cols: 80,
                     rows: 24,
                     hold_failure: false,
+                    replay: Some(b"saved \x1b[1mscreen\x1b[0m\r\n".to_vec()),
                 },
                 identity: WorkerIdentity {
                     uid: "0123456789abcdef".into(),

@@ -42,6 +42,8 @@ struct SaveState {
     written: Option<Vec<u8>>,
     /// The final save is done: nothing may be written after it.
     stopped: bool,
+    /// What the file is owed before it is first replaced (a backup, another look).
+    owed: persist::Owed,
 }
 
 impl Autosave {
@@ -54,6 +56,14 @@ impl Autosave {
             state: Arc::new(Mutex::new(SaveState { written: on_disk, ..SaveState::default() })),
             write_lock: Arc::default(),
         }
+    }
+
+    /// Saves to `path` once `owed` is settled: until then (a backup that cannot be written, a
+    /// file that appeared and cannot be read) every save leaves the file alone and tries again.
+    pub fn owing(path: PathBuf, owed: persist::Owed) -> Self {
+        let autosave = Self::to(path, None);
+        autosave.state().owed = owed;
+        autosave
     }
 
     /// Never saves.
@@ -114,11 +124,15 @@ impl Autosave {
 
     async fn write(&self, bytes: Vec<u8>) {
         let Some(path) = self.path.clone() else { return };
-        {
+        let previous = {
             let state = self.state();
             if state.stopped || state.written.as_deref() == Some(bytes.as_slice()) {
                 return;
             }
+            state.written.clone()
+        };
+        if !self.settle(&path) {
+            return;
         }
         let lock = Arc::clone(&self.write_lock);
         let state = Arc::clone(&self.state);
@@ -128,7 +142,7 @@ impl Autosave {
             if state.lock().unwrap_or_else(PoisonError::into_inner).stopped {
                 return None;
             }
-            timed_write(&path, &bytes).ok().map(|()| bytes)
+            timed_write(&path, previous.as_deref(), &bytes).ok().map(|()| bytes)
         })
         .await;
         if let Ok(Some(bytes)) = written {
@@ -161,7 +175,11 @@ impl Autosave {
         };
         // Waits for a save still being written, which must not land after this one.
         let _one_writer = self.write_lock.lock().unwrap_or_else(PoisonError::into_inner);
-        if self.state().written.as_deref() != Some(bytes.as_slice()) && timed_write(path, &bytes).is_ok() {
+        let previous = self.state().written.clone();
+        if previous.as_deref() != Some(bytes.as_slice())
+            && self.settle(path)
+            && timed_write(path, previous.as_deref(), &bytes).is_ok()
+        {
             // Known for `resume`: after a cancelled shutdown this is what the file holds.
             self.state().written = Some(bytes);
         }
@@ -175,7 +193,36 @@ impl Autosave {
     }
 }
 
-fn timed_write(path: &std::path::Path, bytes: &[u8]) -> Result<(), persist::WriteError> {
+impl Autosave {
+    /// Pays what the file is owed before it is replaced; false while that cannot be done.
+    /// Runs on the caller's thread, not a blocking task: an abort must never lose the debt.
+    fn settle(&self, path: &std::path::Path) -> bool {
+        let owed = std::mem::take(&mut self.state().owed);
+        match persist::settle(path, owed) {
+            Ok(None) => true,
+            Ok(Some(backup)) => {
+                log::warn!("persist.backup path={}", backup.display());
+                true
+            }
+            Err(unsettled) => {
+                log::error!(
+                    "persist.backup_failed path={}: {unsettled}; leaving it as it is",
+                    path.display()
+                );
+                self.state().owed = unsettled.owed;
+                false
+            }
+        }
+    }
+}
+
+/// Writes `bytes` over `previous` (what the file held) and, once that worked, keeps the layout
+/// snapshots; a snapshot that fails is logged and costs the save nothing.
+fn timed_write(
+    path: &std::path::Path,
+    previous: Option<&[u8]>,
+    bytes: &[u8],
+) -> Result<(), persist::WriteError> {
     let started = Instant::now();
     let result = persist::write_atomic(path, bytes);
     match &result {
@@ -186,6 +233,12 @@ fn timed_write(path: &std::path::Path, bytes: &[u8]) -> Result<(), persist::Writ
             started.elapsed().as_micros()
         ),
         Err(e) => log::warn!("persist.save_failed path={}: {e}", path.display()),
+    }
+    if result.is_ok() {
+        match persist::keep_snapshots(path, previous, bytes, std::time::SystemTime::now()) {
+            Ok(taken) => taken.iter().for_each(|p| log::info!("persist.snapshot path={}", p.display())),
+            Err(e) => log::warn!("persist.snapshot_failed path={}: {e}", path.display()),
+        }
     }
     result
 }

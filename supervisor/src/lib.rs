@@ -15,6 +15,7 @@ mod hub;
 pub mod keymap;
 pub mod logging;
 mod logind;
+mod pane_history;
 pub mod persist;
 mod reaper;
 pub mod render;
@@ -53,6 +54,10 @@ pub struct ServerConfig {
     /// How long workers wait for a new supervisor after this one dies
     /// ([`DEFAULT_ORPHAN_TIMEOUT`] unless configured).
     pub orphan_timeout: Duration,
+    /// `[experimental] pane_history`: the stop writes `session-history.json` (each pane's recent
+    /// screen) and the next start replays it into panes started again; when false the file is
+    /// deleted at start.
+    pub pane_history: bool,
 }
 
 impl ServerConfig {

@@ -23,7 +23,7 @@ use crate::session::{Effects, Session};
 use crate::socket::{self, BindError, SocketIdentity};
 use crate::state::{HEADLESS_COLS, HEADLESS_ROWS, Launched, Shared};
 use crate::workers::{RuntimeDir, SessionLock};
-use crate::{ServerConfig, clients, logind, persist, reaper};
+use crate::{ServerConfig, clients, logind, pane_history, persist, reaper};
 
 /// The session's two listening sockets, bound and not yet served, and the session lock that
 /// made binding them ours to do.
@@ -91,8 +91,13 @@ pub async fn run(
     log::info!("herdr supervisor listening on {}", shared.config.api_socket.display());
     let saver = tokio::spawn(Autosave::run(shared.clone()));
     let (saving, resuming) = (shared.clone(), shared.clone());
+    let runtime = tokio::runtime::Handle::current();
     let shutdown_notices = tokio::spawn(logind::save_before_shutdown(logind::Hooks {
-        save: Arc::new(move || saving.autosave.finish(saving.encoded_session())),
+        save: Arc::new(move || {
+            saving.autosave.finish(saving.encoded_session());
+            // On logind's blocking thread; the runtime's own thread drives the workers' answers.
+            runtime.block_on(pane_history::save(&saving));
+        }),
         resume: Box::new(move || resuming.autosave.resume()),
     }));
     let clients = tokio::spawn(clients::serve(shared.clone(), client_listener));
@@ -123,6 +128,7 @@ pub async fn run(
     saver.abort();
     shutdown_notices.abort();
     shared.autosave.finish(shared.encoded_session());
+    pane_history::save(&shared).await;
     close_all_panes(&shared).await;
     // Attached terminals are told the server is stopping; a stuck one does not hold us up.
     let _ = tokio::time::timeout(Duration::from_secs(2), clients).await;
@@ -133,7 +139,8 @@ pub async fn run(
 
 /// The session to start from: `session.json` restored (with the spawns that bring its panes
 /// back), or an empty one. A file that cannot be loaded is kept in `session-backups/` before
-/// anything may overwrite it; if even that fails, this run saves nothing.
+/// anything may overwrite it; if even that fails, every save tries again first and writes
+/// nothing until it works. A file missing now is looked at again before the first save.
 fn load_session(config: &ServerConfig) -> (Session, Autosave, Effects) {
     let empty = || Session::new(HEADLESS_COLS, HEADLESS_ROWS);
     if !config.persist {
@@ -147,11 +154,16 @@ fn load_session(config: &ServerConfig) -> (Session, Autosave, Effects) {
         );
         return (empty(), Autosave::disabled(), Effects::default());
     }
+    pane_history::forget_unless_enabled(config);
     match persist::load(&path) {
-        persist::LoadOutcome::Missing => (empty(), Autosave::to(path, None), Effects::default()),
+        persist::LoadOutcome::Missing => {
+            (empty(), Autosave::owing(path, persist::Owed::Recheck), Effects::default())
+        }
         persist::LoadOutcome::Loaded(snapshot) => {
             let on_disk = std::fs::read(&path).ok();
-            let (session, effects) = Session::restore(snapshot, HEADLESS_COLS, HEADLESS_ROWS);
+            let replays = pane_history::replays_for(config, on_disk.as_deref(), &snapshot);
+            let (session, mut effects) = Session::restore(snapshot, HEADLESS_COLS, HEADLESS_ROWS);
+            pane_history::attach(&mut effects, replays);
             log::info!("persist.load path={} panes={}", path.display(), effects.spawns.len());
             (session, Autosave::to(path, on_disk), effects)
         }
@@ -171,10 +183,10 @@ fn load_session(config: &ServerConfig) -> (Session, Autosave, Effects) {
                 }
                 Err(e) => {
                     log::error!(
-                        "persist.backup_failed path={}: {e}; not saving this session, so the file stays as it is",
+                        "persist.backup_failed path={}: {e}; the file stays as it is until a save can keep it",
                         path.display()
                     );
-                    (empty(), Autosave::disabled(), Effects::default())
+                    (empty(), Autosave::owing(path, persist::Owed::Backup(original)), Effects::default())
                 }
             }
         }

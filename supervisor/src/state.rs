@@ -221,6 +221,7 @@ impl Shared {
             rows: spawn.rows,
             identity,
             mode,
+            replay: spawn.replay,
         }
     }
 

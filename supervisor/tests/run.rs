@@ -33,6 +33,7 @@ fn config(root: &Path) -> ServerConfig {
         data_dir: root.join("data"),
         persist: true,
         orphan_timeout: DEFAULT_ORPHAN_TIMEOUT,
+        pane_history: false,
     }
 }
 
@@ -172,4 +173,53 @@ fn a_crashed_supervisors_panes_are_adopted_and_a_stopped_ones_layout_restored() 
     assert_eq!(panes["panes"][0]["pane_id"], json!(pane), "ids survive a restart");
     assert_ne!(shell_pid(&config, &pane), pid, "after a stop the pane runs a new shell");
     third.stop();
+}
+
+/// Types `echo <word>` and waits for the word on a line of its own: the shell is past its rc
+/// files (a shell killed while still reading them can leave their locks behind).
+fn echo(config: &ServerConfig, pane: &str, word: &str) {
+    call(config, "pane.send_text", json!({"pane_id": pane, "text": format!("echo {word}\n")}));
+    wait_until(word, || recent(config, pane).contains(&format!("\n{word}")).then_some(()));
+}
+
+#[test]
+fn with_pane_history_a_stopped_servers_screens_come_back_only_onto_their_own_layout() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let config = ServerConfig { pane_history: true, ..config(root.path()) };
+    let history_file = config.data_dir.join("session-history.json");
+    let session_file = config.data_dir.join("session.json");
+
+    let first = start(config.clone());
+    let created = call(&config, "workspace.create", json!({"label": "remembered"}));
+    let pane = created["root_pane"]["pane_id"].as_str().expect("pane id").to_owned();
+    echo(&config, &pane, "printed-before-the-stop");
+    first.stop();
+    let saved = std::fs::read_to_string(&history_file).expect("session-history.json after stop");
+    assert!(saved.contains("printed-before-the-stop"), "{saved}");
+    let mode = std::fs::metadata(&history_file).expect("metadata").permissions();
+    assert_eq!(std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777, 0o600);
+
+    // Started afresh, the pane shows its old screen above the new shell's output.
+    let second = start(config.clone());
+    let replayed = recent(&config, &pane);
+    assert!(replayed.contains("\nprinted-before-the-stop"), "the old screen is replayed: {replayed:?}");
+    echo(&config, &pane, "typed-after-the-restart");
+    second.stop();
+
+    // The same layout, one byte different: another session.json, whose panes get nothing.
+    let mut other = std::fs::read(&session_file).expect("session.json");
+    other.extend_from_slice(b" \n");
+    std::fs::write(&session_file, other).expect("write session.json");
+    let third = start(config.clone());
+    let fresh = recent(&config, &pane);
+    assert!(!fresh.contains("typed-after-the-restart"), "history of another layout is ignored: {fresh:?}");
+    echo(&config, &pane, "third-run");
+    third.stop();
+
+    // Off: the file goes at start.
+    assert!(history_file.exists());
+    let fourth = start(ServerConfig { pane_history: false, ..config.clone() });
+    echo(&config, &pane, "fourth-run");
+    assert!(!history_file.exists(), "pane_history off deletes session-history.json");
+    fourth.stop();
 }

@@ -232,6 +232,7 @@ pub fn spawn_start(
         cols: size.0,
         rows: size.1,
         hold_failure,
+        replay: None,
     }
 }
 
@@ -327,7 +328,11 @@ impl Conn {
                 Ok((0, 0)) => return Ok(None),
                 Ok((n, nfds)) => {
                     self.decoder.push(&buf[..n]);
-                    // SAFETY: SCM_RIGHTS installed these fds for us.
+                    // Close-on-exec, as the supervisor does: a master one test keeps must not leak
+                    // into a worker another test starts. SAFETY: SCM_RIGHTS installed these fds for us.
+                    for &fd in &fds[..nfds] {
+                        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+                    }
                     self.fds.extend(fds[..nfds].iter().map(|&fd| unsafe { OwnedFd::from_raw_fd(fd) }));
                 }
                 // Interrupted: a signal (this test process reaps children as a subreaper).

@@ -59,6 +59,9 @@ pub struct Config {
     /// `[session] worker_orphan_timeout_secs`: how long panes outlive a supervisor that died
     /// while no new one adopts them (default a day).
     pub worker_orphan_timeout_secs: u64,
+    /// `[experimental] pane_history`: save each pane's recent screen at stop and replay it into
+    /// the pane started again after a restart (off by default: screens can hold secrets).
+    pub pane_history: bool,
 }
 
 impl Default for Config {
@@ -112,7 +115,12 @@ pub fn parse(text: &str, file: &str) -> (Config, Vec<Diagnostic>) {
     let orphan =
         r.int(session, "session", "worker_orphan_timeout_secs", default_orphan as i64, (1, 30 * 86_400));
     let worker_orphan_timeout_secs = u64::try_from(orphan).unwrap_or(default_orphan);
-    (Config { ui, keys, theme, headless_cols, headless_rows, worker_orphan_timeout_secs }, diagnostics)
+    // Other `[experimental]` keys are upstream's; only this one is read here.
+    let experimental = r.table(&table, "", "experimental").unwrap_or(&empty);
+    let pane_history = r.bool(experimental, "experimental", "pane_history", false);
+    let config =
+        Config { ui, keys, theme, headless_cols, headless_rows, worker_orphan_timeout_secs, pane_history };
+    (config, diagnostics)
 }
 
 /// Reads and parses `path`. A missing file is the defaults without complaint; an unreadable one

@@ -203,3 +203,14 @@ fn load_reads_files_and_tolerates_missing_ones() {
     let (_, diagnostics) = load(dir.path());
     assert_eq!(diagnostics.len(), 1, "a directory cannot be read: {diagnostics:?}");
 }
+
+#[test]
+fn pane_history_is_off_unless_asked_for() {
+    assert!(!Config::default().pane_history);
+    let (config, diagnostics) = parse("[experimental]\npane_history = true\n", "config.toml");
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert!(config.pane_history);
+    let (config, diagnostics) = parse("[experimental]\npane_history = \"yes\"\n", "config.toml");
+    assert_eq!(keys_of(&diagnostics), ["experimental.pane_history"]);
+    assert!(!config.pane_history);
+}

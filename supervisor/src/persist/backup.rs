@@ -68,8 +68,9 @@ fn into_io(e: WriteError) -> io::Error {
     }
 }
 
-/// `(stamp, counter)` of a backup file name, or None for anything else in the directory.
-fn backup_order(name: &str) -> Option<(String, u32)> {
+/// `(stamp, counter)` of a backup (or snapshot) file name, `session-<stamp>-<n>.json`, or None
+/// for anything else in the directory.
+pub(super) fn stamped_order(name: &str) -> Option<(String, u32)> {
     let rest = name.strip_prefix("session-")?.strip_suffix(".json")?;
     let (stamp, n) = rest.rsplit_once('-')?;
     let well_formed = stamp.len() == 16 && stamp.as_bytes()[8] == b'T' && stamp.ends_with('Z');
@@ -86,7 +87,7 @@ fn prune(dir: &Path, keep: &Path) -> io::Result<()> {
         if path == keep || !entry.file_type()?.is_file() {
             continue;
         }
-        if let Some(order) = entry.file_name().to_str().and_then(backup_order) {
+        if let Some(order) = entry.file_name().to_str().and_then(stamped_order) {
             others.push((order, path));
         }
     }

@@ -232,3 +232,39 @@ fn only_the_three_newest_backups_stay_and_only_after_a_new_one_is_written() {
     assert!(past.exists());
     assert_eq!(names(&backups).len(), 4);
 }
+
+#[test]
+fn a_backup_owed_is_retried_until_it_can_be_written() {
+    use super::{Owed, SettleError, settle};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let session = dir.path().join("session.json");
+    assert!(matches!(settle(&session, Owed::Nothing), Ok(None)));
+    let blocker = dir.path().join(BACKUPS_DIR);
+    fs::write(&blocker, b"a file").expect("write");
+    let failed = settle(&session, Owed::Backup(b"original".to_vec())).expect_err("blocked");
+    assert!(matches!(failed.reason, SettleError::Backup(_)), "{failed}");
+    assert_eq!(failed.owed, Owed::Backup(b"original".to_vec()), "still owed");
+    fs::remove_file(&blocker).expect("unblock");
+    let backup = settle(&session, failed.owed).expect("settled").expect("a backup");
+    assert_eq!(fs::read(backup).expect("read"), b"original");
+}
+
+#[test]
+fn a_file_missing_at_start_up_is_looked_at_again_before_it_is_replaced() {
+    use super::{Owed, SettleError, settle};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let session = dir.path().join("session.json");
+    assert!(matches!(settle(&session, Owed::Recheck), Ok(None)), "still missing: nothing owed");
+    // Something put a file there since: unusable or not, it is kept before being replaced.
+    for bytes in [b"garbage".as_slice(), CURRENT.as_bytes()] {
+        fs::write(&session, bytes).expect("write");
+        let backup = settle(&session, Owed::Recheck).expect("settled").expect("a backup");
+        assert_eq!(fs::read(backup).expect("read"), bytes);
+    }
+    // One that cannot even be read is never replaced.
+    fs::remove_file(&session).expect("rm");
+    nix::unistd::mkfifo(&session, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
+    let failed = settle(&session, Owed::Recheck).expect_err("a fifo");
+    assert!(matches!(failed.reason, SettleError::Unreadable(_)), "{failed}");
+    assert_eq!(failed.owed, Owed::Recheck);
+}

@@ -89,6 +89,9 @@ pub struct SpawnRequest {
     pub workspace_id: String,
     pub tab_id: String,
     pub pane_id: String,
+    /// What the pane's terminal shows before its program starts: the saved recent screen of a
+    /// restored pane (pane history), filled in by the runtime; None otherwise.
+    pub replay: Option<Vec<u8>>,
 }
 
 /// What the runtime must do after a model change, in order: publish `events`, start `spawns`,
@@ -137,6 +140,7 @@ impl Effects {
             workspace_id: String::new(),
             tab_id: String::new(),
             pane_id: String::new(),
+            replay: None,
         });
     }
 }

@@ -47,6 +47,9 @@ pub struct Launch {
     pub rows: u16,
     pub identity: WorkerIdentity,
     pub mode: LaunchMode,
+    /// A saved screen for the terminal before the program starts (pane history), used only if
+    /// the pane's program starts afresh: an adopted worker has its live screen.
+    pub replay: Option<Vec<u8>>,
 }
 
 /// How a pane's worker came to be.
@@ -126,6 +129,7 @@ async fn obtain(spec: &Launch, observer: &Observer) -> Result<Obtained, String> 
         cols: spec.cols,
         rows: spec.rows,
         hold_failure: spec.mode == LaunchMode::AdoptOrSpawn,
+        replay: spec.replay.clone(),
     };
     let worker_spec = WorkerSpec { exe: &spec.worker_exe, identity: &spec.identity };
     let (worker, program) = Worker::start_fresh(&worker_spec, start, screen).await?;
