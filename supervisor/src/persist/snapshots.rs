@@ -115,7 +115,7 @@ pub fn snapshots_dir(session_path: &Path) -> PathBuf {
     }
 }
 
-/// After a successful save of `saved` over `previous` at `now`: takes the snapshots [`plan`]
+/// After a successful save of `saved` over `previous` at `now`: takes the snapshots `plan`
 /// asks for and prunes the oldest. Returns the files written (none most of the time).
 pub fn keep_snapshots(
     session_path: &Path,
