@@ -139,6 +139,7 @@ fn server_config(target: &Target, no_session: bool) -> anyhow::Result<herdr_supe
         data_dir: target.paths.data_dir.clone(),
         persist: !no_session,
         orphan_timeout: Duration::from_secs(config.worker_orphan_timeout_secs),
+        resume_agents: config.resume_agents_on_restore,
     })
 }
 

@@ -52,6 +52,9 @@ pub struct ServerConfig {
     /// How long workers wait for a new supervisor after this one dies
     /// ([`DEFAULT_ORPHAN_TIMEOUT`] unless configured).
     pub orphan_timeout: Duration,
+    /// `[session] resume_agents_on_restore`: restored panes with a session ref from one of herdr's
+    /// integrations start the agent's resume command once a client attaches.
+    pub resume_agents: bool,
 }
 
 impl ServerConfig {

@@ -33,6 +33,7 @@ fn config(root: &Path) -> ServerConfig {
         data_dir: root.join("data"),
         persist: true,
         orphan_timeout: DEFAULT_ORPHAN_TIMEOUT,
+        resume_agents: true,
     }
 }
 

@@ -17,6 +17,7 @@ fn server() -> ServerConfig {
         data_dir: PathBuf::from("/nonexistent/data"),
         persist: false,
         orphan_timeout: crate::DEFAULT_ORPHAN_TIMEOUT,
+        resume_agents: true,
     }
 }
 

@@ -385,6 +385,7 @@ mod tests {
             data_dir: path("/nonexistent/data"),
             persist: false,
             orphan_timeout: crate::DEFAULT_ORPHAN_TIMEOUT,
+            resume_agents: true,
         });
         let mut session = shared.session();
         for (method, params) in [

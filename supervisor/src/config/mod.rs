@@ -59,6 +59,9 @@ pub struct Config {
     /// `[session] worker_orphan_timeout_secs`: how long panes outlive a supervisor that died
     /// while no new one adopts them (default a day).
     pub worker_orphan_timeout_secs: u64,
+    /// `[session] resume_agents_on_restore`: restored agent panes start their agent's own resume
+    /// command (default true).
+    pub resume_agents_on_restore: bool,
 }
 
 impl Default for Config {
@@ -106,13 +109,22 @@ pub fn parse(text: &str, file: &str) -> (Config, Vec<Diagnostic>) {
     r.check_keys(server, "server", &["headless_cols", "headless_rows"]);
     let headless_cols = r.u16(server, "server", "headless_cols", 120, (2, 10000));
     let headless_rows = r.u16(server, "server", "headless_rows", 40, (2, 10000));
-    // Other `[session]` keys belong to restore (`resume_agents_on_restore`); only this one is read here.
     let session = r.table(&table, "", "session").unwrap_or(&empty);
     let default_orphan = crate::DEFAULT_ORPHAN_TIMEOUT.as_secs();
     let orphan =
         r.int(session, "session", "worker_orphan_timeout_secs", default_orphan as i64, (1, 30 * 86_400));
     let worker_orphan_timeout_secs = u64::try_from(orphan).unwrap_or(default_orphan);
-    (Config { ui, keys, theme, headless_cols, headless_rows, worker_orphan_timeout_secs }, diagnostics)
+    let resume_agents_on_restore = r.bool(session, "session", "resume_agents_on_restore", true);
+    let config = Config {
+        ui,
+        keys,
+        theme,
+        headless_cols,
+        headless_rows,
+        worker_orphan_timeout_secs,
+        resume_agents_on_restore,
+    };
+    (config, diagnostics)
 }
 
 /// Reads and parses `path`. A missing file is the defaults without complaint; an unreadable one

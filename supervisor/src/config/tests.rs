@@ -192,3 +192,19 @@ fn load_reads_files_and_tolerates_missing_ones() {
     let (_, diagnostics) = load(dir.path());
     assert_eq!(diagnostics.len(), 1, "a directory cannot be read: {diagnostics:?}");
 }
+
+#[test]
+fn session_settings_default_to_resuming_agents_and_can_turn_it_off() {
+    let (config, _) = parse("", "config.toml");
+    assert!(config.resume_agents_on_restore);
+    let (config, diagnostics) = parse(
+        "[session]\nresume_agents_on_restore = false\nworker_orphan_timeout_secs = 60\n",
+        "config.toml",
+    );
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert!(!config.resume_agents_on_restore);
+    assert_eq!(config.worker_orphan_timeout_secs, 60);
+    let (config, diagnostics) = parse("[session]\nresume_agents_on_restore = \"yes\"\n", "config.toml");
+    assert!(config.resume_agents_on_restore, "a wrong type falls back to the default");
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+}

@@ -320,6 +320,7 @@ mod tests {
             data_dir: PathBuf::from("/nonexistent/data"),
             persist: false,
             orphan_timeout: crate::DEFAULT_ORPHAN_TIMEOUT,
+            resume_agents: true,
         });
         let key = {
             let mut session = shared.session();
