@@ -17,6 +17,7 @@ pub mod logging;
 pub mod persist;
 mod reaper;
 pub mod render;
+mod resumes;
 mod server;
 pub mod session;
 mod socket;
