@@ -63,13 +63,17 @@ mod tests {
     }
 
     #[test]
-    fn a_target_this_build_lacks_answers_not_implemented_with_the_id() {
-        let env = Env { home: Some(std::env::temp_dir()), ..Env::default() };
+    fn every_target_installs_and_errors_echo_the_id() {
+        let home = tempfile::tempdir().expect("home");
+        std::fs::create_dir_all(home.path().join(".kimi-code")).expect("kimi dir");
+        let env = Env::with_home(home.path());
         let req = request(r#"{"id":"7","method":"integration.install","params":{"target":"kimi"}}"#);
         let value = line_value("7", &install_in(&req, &env));
+        assert_eq!(value["result"]["type"], "integration_install", "{value}");
+        let req = request(r#"{"id":"7","method":"integration.install","params":{"target":"grok"}}"#);
+        let value = line_value("7", &install_in(&req, &env));
         assert_eq!(value["id"], "7");
-        assert_eq!(value["error"]["code"], "not_implemented");
-        assert!(value["error"]["message"].as_str().expect("message").contains("kimi"));
+        assert_eq!(value["error"]["code"], "invalid_request", "no ~/.grok: {value}");
         assert!(validate(SchemaKind::ErrorResponse, &value).is_ok());
     }
 
