@@ -3,9 +3,8 @@
 //! agents' config-dir variables), since the server edits the same user's files the CLI would.
 //!
 //! Errors: a target outside the API enum fails params parsing (`invalid_request`, blank id); a
-//! valid target this build has no integration for answers `not_implemented`; a missing agent dir
-//! or a user config herdr cannot edit safely answers `invalid_request` with the reason; file
-//! system failures `internal_error`.
+//! missing agent dir or a user config herdr cannot edit safely answers `invalid_request` with the
+//! reason; file system failures `internal_error`.
 //!
 //! `herdr-integrations` builds the protocol's [`ApiResult`] itself; this module only turns its
 //! error into the API error code and message.
