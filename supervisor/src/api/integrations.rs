@@ -127,10 +127,12 @@ mod tests {
             "1",
             &list_in(&request(r#"{"id":"1","method":"integration.list","params":{}}"#), &env),
         );
+        let rows = listed["result"]["integrations"].as_array().expect("rows");
+        assert_eq!(rows.len(), 17, "every target is listed");
         assert_eq!(
-            listed["result"]["integrations"][0],
-            json!({"target": "claude", "label": "Claude Code",
-            "command": "claude", "available": true, "state": "not_installed"})
+            rows.iter().find(|row| row["target"] == "claude"),
+            Some(&json!({"target": "claude", "label": "Claude Code",
+            "command": "claude", "available": true, "state": "not_installed"}))
         );
     }
 }
