@@ -207,6 +207,17 @@ fn restored_agent_panes_resume_their_conversation_once_a_client_attaches() {
     panes::wait_foreground(&servers.server, &first.pane_id, "claude");
     wait_session(&servers.server, &first.pane_id, "conv-a");
 
+    let detected = wait_until("the resumed claude to be detected", PATIENCE, || {
+        let info = pane(&servers.server, &first.pane_id);
+        if info["agent"] == "claude" { Ok(info) } else { Err(info.to_string()) }
+    });
+    assert_eq!(detected["agent_session"]["source"], "herdr:claude");
+
+    // Quitting the resumed agent leaves the pane a shell in its directory, as before the restart.
+    panes::run(&servers.server, &other.pane_id, "/exit");
+    panes::wait_shell_foreground(&servers.server, &other.pane_id);
+    panes::settle(&servers.server, &other.pane_id);
+
     // The duplicate and the stale ref came back as shells in their panes.
     for shell in [&twin, &pi] {
         panes::settle(&servers.server, shell);

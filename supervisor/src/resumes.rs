@@ -2,7 +2,8 @@
 //! (`agents::resume`).
 //!
 //! At start-up, [`plan_restored`] turns each restored pane whose saved session ref resumes into a
-//! [`SpawnOrigin::Resume`] spawn of the agent's resume command (in the pane's saved cwd); the
+//! [`SpawnOrigin::Resume`] spawn of the agent's resume command (in the pane's saved cwd, under
+//! a `sh` that becomes the user's shell when the agent exits: `resume::in_shell`); the
 //! other panes restore as they would without it (a shell, or their saved command). Such a pane
 //! is first offered to its surviving worker like any restored pane; only when none answers
 //! does it wait, with nothing running (`workers::awaiting`), until the first foreground client
@@ -65,7 +66,7 @@ pub fn plan_restored(session: &Session, restored: &mut Effects, enabled: bool) {
             Ok(argv) => {
                 log::info!("resume: pane {} will resume its agent with {argv:?}", spawn.pane_id);
                 spawn.origin = SpawnOrigin::Resume;
-                spawn.argv = Some(argv);
+                spawn.argv = Some(resume::in_shell(argv));
             }
             Err(skip) => {
                 log::info!(

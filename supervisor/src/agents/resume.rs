@@ -151,6 +151,21 @@ pub fn resume_argv(info: &AgentSessionInfo, exists: &dyn Fn(&Path) -> bool) -> R
     })
 }
 
+/// What keeps the pane after the agent: `sh -c` runs the resume command as its argument list
+/// (no quoting of ids or paths needed), then becomes the user's shell, so quitting the agent, or
+/// an agent that cannot start or resume, leaves the pane a shell in its directory (upstream types
+/// the command into a fresh shell for the same reason). A trapped SIGINT or SIGQUIT waits for the
+/// agent instead of ending the wrapper under it; the agent itself gets them as usual.
+const SHELL_AFTER: &str = "trap : INT QUIT; \"$@\"; exec \"${SHELL:-/bin/sh}\"";
+
+/// The pane's program for a resume command: see [`SHELL_AFTER`].
+pub fn in_shell(resume: Vec<String>) -> Vec<String> {
+    let mut argv =
+        vec!["/bin/sh".to_owned(), "-c".to_owned(), SHELL_AFTER.to_owned(), "herdr-resume".to_owned()];
+    argv.extend(resume);
+    argv
+}
+
 /// What one pane gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Planned<K> {

@@ -152,3 +152,19 @@ fn a_stale_ref_claims_nothing() {
         plan([(1, &stale), (2, &again)], &gone).into_iter().map(|p| p.outcome.err()).collect();
     assert_eq!(skips, [Some(Skip::Stale), Some(Skip::Stale)]);
 }
+
+#[test]
+fn the_resume_command_runs_under_sh_as_its_argument_list_and_the_shell_follows() {
+    let argv = in_shell(vec!["claude".into(), "--resume".into(), "it's \"odd\"; rm -rf /".into()]);
+    assert_eq!(&argv[..2], ["/bin/sh", "-c"]);
+    assert_eq!(&argv[3..], ["herdr-resume", "claude", "--resume", "it's \"odd\"; rm -rf /"]);
+    // The script runs "$@" as given (never re-parsed), then becomes the user's shell.
+    let out = std::process::Command::new(&argv[0])
+        .args(&argv[1..3])
+        .args(["herdr-resume", "printf", "[%s]", "it's \"odd\"; rm -rf /"])
+        .env("SHELL", "/bin/true")
+        .output()
+        .expect("sh");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "[it's \"odd\"; rm -rf /]");
+    assert!(out.status.success());
+}
