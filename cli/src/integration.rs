@@ -1,12 +1,13 @@
 //! `herdr integration install|uninstall <TARGET>` and `herdr integration status [TARGET]
 //! [--outdated-only]`: local edits of the agents' own config dirs (see `herdr-integrations`); no
 //! server is involved. Output is text: install/uninstall print one line per file touched, status
-//! prints `<target>: <state> (<path>)` per integration. Failures print `herdr: <why>` on stderr
-//! and exit 1.
+//! prints one line per integration: `<target>: <state>`, then for an installed one its version and
+//! whether native resume can use it (`version 8, resumes (needs 6)`, or `version 5, too old to
+//! resume (needs 6)`), then `(<path>)`. Failures print `herdr: <why>` on stderr and exit 1.
 
 use clap::Subcommand;
-use clap::builder::PossibleValuesParser;
-use herdr_integrations::{Env, IMPLEMENTED, IntegrationDetails, IntegrationState, Target};
+use clap::builder::{PossibleValue, PossibleValuesParser};
+use herdr_integrations::{Env, IMPLEMENTED, IntegrationDetails, IntegrationState, Status, Target};
 
 use crate::output::{EXIT_ERROR, Rendered};
 
@@ -33,7 +34,13 @@ pub enum IntegrationCommand {
 }
 
 fn target_names() -> PossibleValuesParser {
-    PossibleValuesParser::new(Target::ALL.map(Target::as_str))
+    PossibleValuesParser::new(Target::ALL.map(|target| match target {
+        // How people call that CLI; `herdr_integrations::parse_target` takes them too.
+        Target::AntigravityCli => {
+            PossibleValue::new(target.as_str()).aliases(["antigravity-cli", "antigravity", "agy"])
+        }
+        other => PossibleValue::new(other.as_str()),
+    }))
 }
 
 /// Runs the command against `env` (the process environment in `herdr`, temp dirs in tests).
@@ -74,16 +81,23 @@ fn status(target: Option<&str>, outdated_only: bool, env: &Env) -> Rendered {
     for target in targets {
         match herdr_integrations::status(target, env) {
             Ok(status) if outdated_only && status.state != IntegrationState::Outdated => {}
-            Ok(status) => out.push_str(&format!(
-                "{}: {} ({})\n",
-                status.target,
-                status.state.as_str(),
-                status.path.display()
-            )),
+            Ok(status) => out.push_str(&status_line(&status)),
             Err(err) => return failure(&err),
         }
     }
     Rendered::stdout(out)
+}
+
+fn status_line(status: &Status) -> String {
+    let resume = match (status.state, status.installed_version) {
+        (IntegrationState::NotInstalled, _) => String::new(),
+        (_, None) => format!(", version unknown, too old to resume (needs {})", status.resume_min),
+        (_, Some(version)) if status.meets_resume_min() => {
+            format!(", version {version}, resumes (needs {})", status.resume_min)
+        }
+        (_, Some(version)) => format!(", version {version}, too old to resume (needs {})", status.resume_min),
+    };
+    format!("{}: {}{resume} ({})\n", status.target, status.state.as_str(), status.path.display())
 }
 
 fn failure(err: &herdr_integrations::Error) -> Rendered {
@@ -113,9 +127,9 @@ mod tests {
 
         let status = run(&parsed(&["herdr", "integration", "status"]), &env);
         assert_eq!(status.exit, 0);
-        let first = status.stdout.lines().next().expect("a line");
-        assert_eq!(first, format!("claude: not_installed ({})", claude_script.display()));
-        assert_eq!(status.stdout.lines().count(), 4, "{}", status.stdout);
+        let claude = status.stdout.lines().find(|l| l.starts_with("claude:")).expect("a claude line");
+        assert_eq!(claude, format!("claude: not_installed ({})", claude_script.display()));
+        assert_eq!(status.stdout.lines().count(), 17, "{}", status.stdout);
 
         let installed = run(&parsed(&["herdr", "integration", "install", "claude"]), &env);
         assert_eq!(installed.exit, 0, "{installed:?}");
@@ -125,7 +139,10 @@ mod tests {
         );
 
         let status = run(&parsed(&["herdr", "integration", "status", "claude"]), &env);
-        assert_eq!(status.stdout, format!("claude: current ({})\n", claude_script.display()));
+        assert_eq!(
+            status.stdout,
+            format!("claude: current, version 8, resumes (needs 6) ({})\n", claude_script.display())
+        );
         let outdated = run(&parsed(&["herdr", "integration", "status", "--outdated-only"]), &env);
         assert_eq!(outdated, Rendered::stdout(""));
 
@@ -142,7 +159,18 @@ mod tests {
         assert_eq!(refused.exit, EXIT_ERROR);
         assert!(refused.stderr.starts_with("herdr: Codex config directory"), "{refused:?}");
         let missing = run(&parsed(&["herdr", "integration", "install", "kimi"]), &env);
-        assert!(missing.stderr.contains("not implemented"), "{missing:?}");
+        assert!(missing.stderr.starts_with("herdr: Kimi Code CLI config directory"), "{missing:?}");
+    }
+
+    #[test]
+    fn antigravity_answers_to_the_names_people_use() {
+        for name in ["antigravity_cli", "antigravity-cli", "antigravity", "agy"] {
+            let IntegrationCommand::Install { target } = parsed(&["herdr", "integration", "install", name])
+            else {
+                panic!("not an install");
+            };
+            assert_eq!(parse(&target).expect("parses"), Target::AntigravityCli, "{name}");
+        }
     }
 
     #[test]

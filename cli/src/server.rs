@@ -140,6 +140,7 @@ fn server_config(target: &Target, no_session: bool) -> anyhow::Result<herdr_supe
         persist: !no_session,
         orphan_timeout: Duration::from_secs(config.worker_orphan_timeout_secs),
         pane_history: config.pane_history,
+        resume_agents: config.resume_agents_on_restore,
     })
 }
 

@@ -1,16 +1,17 @@
-// herdr integration for OpenCode: reports OpenCode's lifecycle (working, idle, blocked on a
-// permission or question) and its session id to the herdr pane OpenCode runs in, so the pane's
-// state comes from OpenCode itself instead of the screen, and herdr can resume the session.
-// Installed by `herdr integration install opencode`; `herdr integration uninstall opencode`
-// removes it.
+// herdr integration for {{LABEL}}: reports {{LABEL}}'s lifecycle (working, idle, blocked on a
+// permission or question) and its session id to the herdr pane {{LABEL}} runs in, so the pane's
+// state comes from {{LABEL}} itself instead of the screen, and herdr can resume the session.
+// Installed by `herdr integration install {{TARGET}}`; `herdr integration uninstall {{TARGET}}`
+// removes it. Reinstalling overwrites this file: put plugins of your own beside it instead.
+// HERDR_INTEGRATION_ID={{TARGET}}
 // HERDR_INTEGRATION_VERSION={{VERSION}}
 //
-// Outside a herdr pane this does nothing. Reports are fire-and-forget: OpenCode never waits.
+// Outside a herdr pane this does nothing. Reports are fire-and-forget: {{LABEL}} never waits.
 
 import * as net from "node:net";
 
-const SOURCE = "herdr:opencode";
-const AGENT = "opencode";
+const SOURCE = "herdr:{{TARGET}}";
+const AGENT = "{{AGENT}}";
 const SOCKET_TIMEOUT_MS = 500;
 // A herdr server that is restarting (live handoff) comes back within a couple of seconds.
 const RETRY_DELAYS_MS = [500, 1500];
@@ -72,7 +73,7 @@ async function send(method, fields) {
       await sleep(RETRY_DELAYS_MS[attempt]);
     }
   } catch {
-    // Never let herdr's reporting disturb OpenCode.
+    // Never let herdr's reporting disturb {{LABEL}}.
   }
 }
 
@@ -156,7 +157,7 @@ export const HerdrAgentState = async () => {
             break;
         }
       } catch {
-        // Never let herdr's reporting disturb OpenCode.
+        // Never let herdr's reporting disturb {{LABEL}}.
       }
     },
   };

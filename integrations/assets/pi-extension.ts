@@ -1,27 +1,29 @@
-// herdr integration for Pi: reports Pi's lifecycle (working, idle, blocked) and its session file
-// to the herdr pane Pi runs in, so the pane's state comes from Pi itself instead of the screen,
-// and herdr can resume the session after a restart.
-// Installed by `herdr integration install pi`; `herdr integration uninstall pi` removes it.
+// herdr integration for {{LABEL}}: reports {{LABEL}}'s lifecycle (working, idle, blocked) and its
+// session file to the herdr pane {{LABEL}} runs in, so the pane's state comes from {{LABEL}} itself
+// instead of the screen, and herdr can resume the session after a restart.
+// Installed by `herdr integration install {{TARGET}}`; `herdr integration uninstall {{TARGET}}` removes it.
+// Reinstalling overwrites this file: put extensions of your own beside it instead of editing it.
+// HERDR_INTEGRATION_ID={{TARGET}}
 // HERDR_INTEGRATION_VERSION={{VERSION}}
 //
 // Other extensions can mark the pane blocked while they wait for the user:
 //   pi.events.emit("herdr:blocked", { message: "waiting for approval" })
 // and release it with pi.events.emit("herdr:unblocked", {}).
 //
-// Outside a herdr pane this does nothing. Reports are fire-and-forget: Pi never waits on herdr.
+// Outside a herdr pane this does nothing. Reports are fire-and-forget: {{LABEL}} never waits on herdr.
 // Written without type annotations on purpose: the same text loads as TypeScript or JavaScript.
 
 import * as net from "node:net";
 
-const SOURCE = "herdr:pi";
-const AGENT = "pi";
+const SOURCE = "herdr:{{TARGET}}";
+const AGENT = "{{AGENT}}";
 const SOCKET_TIMEOUT_MS = 500;
 // A herdr server that is restarting (live handoff) comes back within a couple of seconds.
 const RETRY_DELAYS_MS = [500, 1500];
 
 let lastSeq = 0n;
 
-// Per-source sequence numbers must grow across Pi restarts too, so they are wall-clock based
+// Per-source sequence numbers must grow across {{LABEL}} restarts too, so they are wall-clock based
 // (nanoseconds, as the shell hooks use), bumped when two reports share a millisecond.
 function nextSeq() {
   const now = BigInt(Date.now()) * 1000000n;
@@ -77,7 +79,7 @@ async function send(method, fields) {
       await sleep(RETRY_DELAYS_MS[attempt]);
     }
   } catch {
-    // Never let herdr's reporting disturb Pi.
+    // Never let herdr's reporting disturb {{LABEL}}.
   }
 }
 

@@ -3,13 +3,8 @@
 
 use std::path::PathBuf;
 
-use crate::target::Target;
-
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A valid API target this build has no integration for yet.
-    #[error("integration {target} is not implemented yet (implemented: {implemented})")]
-    NotImplemented { target: Target, implemented: String },
     /// A name that is not an integration target at all.
     #[error("unknown integration target {name:?} (expected one of: {expected})")]
     UnknownTarget { name: String, expected: String },
@@ -17,6 +12,10 @@ pub enum Error {
     /// does not use (upstream refuses too).
     #[error("{label} config directory {} does not exist; install and run {label} once first", path.display())]
     AgentDirMissing { label: &'static str, path: PathBuf },
+    /// Two agents resolve to one config dir (OMP under `PI_CODING_AGENT_DIR`): each would load
+    /// the other's integration.
+    #[error("{label} and {other} resolve to the same directory {}; give them separate agent directories first", path.display())]
+    SharedDir { label: &'static str, other: &'static str, path: PathBuf },
     #[error("cannot locate the {label} config directory: HOME is not set")]
     NoHome { label: &'static str },
     #[error("{}: {source}", path.display())]
@@ -36,15 +35,15 @@ impl Error {
         Error::Io { path: path.into(), source }
     }
 
-    /// The public API error code: `not_implemented` for targets this build lacks,
-    /// `internal_error` for file-system failures, and `invalid_request` for everything the
-    /// user's own files prevent (missing agent dir, unparsable config).
+    /// The public API error code: `internal_error` for file-system failures, and
+    /// `invalid_request` for everything the user's own files prevent (missing agent dir,
+    /// unparsable config).
     pub fn code(&self) -> &'static str {
         match self {
-            Error::NotImplemented { .. } => "not_implemented",
             Error::Io { .. } => "internal_error",
             Error::UnknownTarget { .. }
             | Error::AgentDirMissing { .. }
+            | Error::SharedDir { .. }
             | Error::NoHome { .. }
             | Error::InvalidJson { .. }
             | Error::InvalidToml { .. }

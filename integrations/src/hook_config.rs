@@ -1,19 +1,16 @@
-//! Pure edits of the JSON hook configs Claude Code (`settings.json`) and Codex (`hooks.json`)
-//! share the shape of:
+//! Pure edits of the JSON hook configs agents keep, in each agent's own layout ([`Shape`]):
+//! Claude-style matcher groups, Copilot's direct handlers, Cursor's bare commands, MastraCode's
+//! top-level event lists, and Antigravity's named block.
 //!
-//! ```json
-//! {"hooks": {"SessionStart": [{"matcher": "…", "hooks": [{"type": "command", "command": "…"}]}]}}
-//! ```
-//!
-//! herdr owns a hook entry when its command runs a script named [`SCRIPT_NAME`] (whatever the
-//! directory, so entries left by an older install under another config path are cleaned up too).
-//! Only owned entries are added or removed; every other key keeps its value and its place
-//! (serde_json's `preserve_order`). Formatting is re-rendered with the file's own indentation.
+//! herdr owns a hook handler when its command runs a script with the target's script name
+//! (`herdr-agent-state.sh`, whatever the directory, so entries left by an older install under
+//! another config path are cleaned up too; `sh <script>` counts). Only owned handlers are added
+//! or removed; every other key keeps its value and its place (serde_json's `preserve_order`).
+//! Formatting is re-rendered with the file's own indentation.
 
 use serde_json::{Map, Value, json};
 
-/// The file name of herdr's hook script; recognising entries by it is what makes them "ours".
-pub const SCRIPT_NAME: &str = "herdr-agent-state.sh";
+use crate::spec::Shape;
 
 /// Why a config cannot be edited: the caller names the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,164 +21,280 @@ pub fn command_line(script: &str, action: &str) -> String {
     format!("'{}' {action}", script.replace('\'', r"'\''"))
 }
 
-/// The matcher group herdr installs for one event.
-pub fn herdr_group(script: &str, action: &str) -> Value {
-    json!({"hooks": [{"type": "command", "command": command_line(script, action), "timeout": 5}]})
+/// The entry herdr wants in an event's list for `command`, in `shape`'s layout.
+pub fn entry(shape: Shape, command: &str) -> Value {
+    match shape {
+        Shape::Grouped { matcher, timeout } => {
+            let handler = json!({"type": "command", "command": command, "timeout": timeout});
+            match matcher {
+                Some(matcher) => json!({"matcher": matcher, "hooks": [handler]}),
+                None => json!({"hooks": [handler]}),
+            }
+        }
+        Shape::Direct { timeout_sec } => {
+            json!({"type": "command", "bash": command, "timeoutSec": timeout_sec})
+        }
+        Shape::Simple => json!({"command": command}),
+        Shape::Flat { timeout_ms, description } => {
+            json!({"type": "command", "command": command, "timeout": timeout_ms, "description": description})
+        }
+        Shape::Block { timeout, .. } => json!({"type": "command", "command": command, "timeout": timeout}),
+    }
 }
 
-/// Whether a hook handler object is herdr's: its command's program is a [`SCRIPT_NAME`].
-pub fn is_owned_handler(handler: &Value) -> bool {
-    handler.get("command").and_then(Value::as_str).and_then(program).is_some_and(|program| {
-        std::path::Path::new(&program).file_name().is_some_and(|name| name == SCRIPT_NAME)
-    })
+/// What herdr wants in a config: `(event, entry)` pairs, in order.
+pub type Wanted = Vec<(String, Value)>;
+
+/// The wanted entries for `events` (`(event, action)` pairs) running `script`.
+pub fn wanted(shape: Shape, script: &str, events: &[(&str, &str)]) -> Wanted {
+    events
+        .iter()
+        .map(|(event, action)| ((*event).to_owned(), entry(shape, &command_line(script, action))))
+        .collect()
 }
 
-/// The first shell word of `command`, unquoted (single or double quotes, or bare up to a space).
+/// Whether a handler object is herdr's: the program its command runs is named `script_name`.
+pub fn is_owned_handler(handler: &Value, script_name: &str) -> bool {
+    ["command", "bash", "powershell"]
+        .iter()
+        .filter_map(|field| handler.get(field).and_then(Value::as_str))
+        .filter_map(program)
+        .any(|program| std::path::Path::new(&program).file_name().is_some_and(|name| name == script_name))
+}
+
+/// The program a command runs: its first shell word, unquoted, or the second when the first
+/// is a shell (`sh '<script>' session`, as Grok's hooks are written).
 fn program(command: &str) -> Option<String> {
-    let command = command.trim_start();
-    let mut chars = command.chars();
-    match chars.next()? {
-        quote @ ('\'' | '"') => {
-            // Our own quoting closes and reopens around an embedded quote: `'a'\''b'`.
-            let mut word = String::new();
-            let mut rest = command;
-            loop {
-                let body = rest.strip_prefix(quote)?;
-                let end = body.find(quote)?;
-                word.push_str(&body[..end]);
-                rest = &body[end + 1..];
-                match rest.strip_prefix("\\'") {
-                    Some(after) if quote == '\'' => {
-                        word.push('\'');
-                        rest = after;
-                    }
-                    _ => return Some(word),
-                }
-            }
-        }
-        _ => Some(command.split_whitespace().next()?.to_owned()),
+    let (first, rest) = word(command)?;
+    if matches!(first.as_str(), "sh" | "bash" | "/bin/sh" | "/bin/bash") {
+        return word(rest).map(|(second, _)| second);
     }
+    Some(first)
 }
 
-/// Whether `doc` holds `group` under `event` and no other herdr-owned handler anywhere.
-pub fn is_current(doc: &Value, event: &str, group: &Value) -> bool {
-    let Some(hooks) = doc.get("hooks").and_then(Value::as_object) else { return false };
-    let mut found = false;
-    for (name, groups) in hooks {
-        for g in groups.as_array().into_iter().flatten() {
-            if name == event && g == group && !found {
-                found = true;
-            } else if handlers(g).any(is_owned_handler) {
-                return false;
+/// The first shell word of `text`, unquoted (single or double quotes, or bare up to a space),
+/// and the rest.
+fn word(text: &str) -> Option<(String, &str)> {
+    let text = text.trim_start();
+    let quote = text.chars().next()?;
+    if quote != '\'' && quote != '"' {
+        let end = text.find(char::is_whitespace).unwrap_or(text.len());
+        return (end > 0).then(|| (text[..end].to_owned(), &text[end..]));
+    }
+    // Our own quoting closes and reopens around an embedded quote: `'a'\''b'`.
+    let mut word = String::new();
+    let mut rest = text;
+    loop {
+        let body = rest.strip_prefix(quote)?;
+        let end = body.find(quote)?;
+        word.push_str(&body[..end]);
+        rest = &body[end + 1..];
+        match rest.strip_prefix("\\'") {
+            Some(after) if quote == '\'' => {
+                word.push('\'');
+                rest = after;
             }
+            _ => return Some((word, rest)),
         }
     }
-    found
-}
-
-/// Whether `doc` holds any herdr-owned handler.
-pub fn has_owned(doc: &Value) -> bool {
-    doc.get("hooks")
-        .and_then(Value::as_object)
-        .is_some_and(|hooks| hooks.values().flat_map(groups).any(|g| handlers(g).any(is_owned_handler)))
-}
-
-fn groups(value: &Value) -> impl Iterator<Item = &Value> {
-    value.as_array().into_iter().flatten()
 }
 
 fn handlers(group: &Value) -> impl Iterator<Item = &Value> {
     group.get("hooks").and_then(Value::as_array).into_iter().flatten()
 }
 
-/// Makes `group` herdr's only entry: an identical group already under `event` stays where it is
+/// Whether an entry of an event's list holds an owned handler.
+fn entry_owned(shape: Shape, entry: &Value, script_name: &str) -> bool {
+    match shape {
+        Shape::Grouped { .. } => handlers(entry).any(|h| is_owned_handler(h, script_name)),
+        _ => is_owned_handler(entry, script_name),
+    }
+}
+
+fn root_mut(doc: &mut Value) -> Result<&mut Map<String, Value>, ShapeError> {
+    doc.as_object_mut().ok_or_else(|| ShapeError("the top level is not an object".into()))
+}
+
+/// The object of event lists for a list shape; `create` adds a missing `hooks` object.
+fn events_mut(
+    doc: &mut Value,
+    shape: Shape,
+    create: bool,
+) -> Result<Option<&mut Map<String, Value>>, ShapeError> {
+    let root = root_mut(doc)?;
+    if matches!(shape, Shape::Flat { .. }) {
+        return Ok(Some(root));
+    }
+    if create {
+        root.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
+    }
+    match root.get_mut("hooks") {
+        None => Ok(None),
+        Some(Value::Object(hooks)) => {
+            for (name, list) in hooks.iter() {
+                if !list.is_array() {
+                    return Err(ShapeError(format!("\"hooks.{name}\" is not a list")));
+                }
+            }
+            Ok(Some(hooks))
+        }
+        Some(_) => Err(ShapeError("\"hooks\" is not an object".into())),
+    }
+}
+
+fn events(doc: &Value, shape: Shape) -> Option<&Map<String, Value>> {
+    match shape {
+        Shape::Flat { .. } => doc.as_object(),
+        _ => doc.get("hooks").and_then(Value::as_object),
+    }
+}
+
+/// Antigravity's block: every event with its one handler.
+fn block(wanted: &Wanted) -> Value {
+    let mut block = Map::new();
+    for (event, entry) in wanted {
+        if let Value::Array(list) = block.entry(event.clone()).or_insert_with(|| Value::Array(Vec::new())) {
+            list.push(entry.clone());
+        }
+    }
+    Value::Object(block)
+}
+
+/// Removes owned handlers from one event's list, keeping the first entry equal to each of
+/// `keep` (marked in `found`). Entries that the removal empties go; entries the user left
+/// empty are the user's business. Returns whether anything was removed.
+fn prune(
+    shape: Shape,
+    list: &mut Vec<Value>,
+    script_name: &str,
+    keep: &[&Value],
+    found: &mut [bool],
+) -> bool {
+    let before = list.clone();
+    list.retain_mut(|entry| {
+        if let Some(i) = keep.iter().zip(found.iter()).position(|(k, f)| !*f && *k == entry) {
+            found[i] = true;
+            return true;
+        }
+        match shape {
+            Shape::Grouped { .. } => {
+                let Some(Value::Array(hs)) = entry.get_mut("hooks") else { return true };
+                let had = hs.len();
+                hs.retain(|h| !is_owned_handler(h, script_name));
+                !(hs.is_empty() && had > 0)
+            }
+            _ => !is_owned_handler(entry, script_name),
+        }
+    });
+    *list != before
+}
+
+/// Makes `wanted` herdr's only entries: identical entries already in place stay where they are
 /// (so installing twice changes nothing); every other owned handler (older lifecycle entries,
-/// stale paths) goes; otherwise `group` is appended to `event`'s list.
-pub fn install(doc: &mut Value, event: &str, group: &Value) -> Result<(), ShapeError> {
-    let root = doc.as_object_mut().ok_or_else(|| ShapeError("the top level is not an object".into()))?;
-    let hooks = root.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
-    let hooks = hooks.as_object_mut().ok_or_else(|| ShapeError("\"hooks\" is not an object".into()))?;
-    check_shape(hooks)?;
-    let mut kept = false;
-    for (name, groups) in hooks.iter_mut() {
-        let keep_one = name == event && !kept;
-        kept |= prune(groups, keep_one.then_some(group));
+/// stale paths) goes; missing entries are appended to their event's list.
+pub fn install(doc: &mut Value, shape: Shape, script_name: &str, wanted: &Wanted) -> Result<(), ShapeError> {
+    if let Shape::Block { name, .. } = shape {
+        root_mut(doc)?.insert(name.to_owned(), block(wanted));
+        return Ok(());
     }
-    drop_emptied(hooks);
-    if !kept {
-        let list = hooks.entry(event).or_insert_with(|| Value::Array(Vec::new()));
-        if let Value::Array(list) = list {
-            list.push(group.clone());
+    if shape == Shape::Simple {
+        // Cursor reads only files that say which hooks format they use.
+        root_mut(doc)?.entry("version").or_insert(json!(1));
+    }
+    let Some(map) = events_mut(doc, shape, true)? else { return Ok(()) };
+    for (event, _) in wanted {
+        if map.get(event).is_some_and(|list| !list.is_array()) {
+            return Err(ShapeError(format!("\"{event}\" is not a list")));
         }
     }
-    Ok(())
-}
-
-/// Removes every herdr-owned handler; groups, event lists and the `hooks` object that this
-/// leaves empty go too. Returns whether anything was removed.
-pub fn uninstall(doc: &mut Value) -> Result<bool, ShapeError> {
-    let Some(root) = doc.as_object_mut() else {
-        return Err(ShapeError("the top level is not an object".into()));
-    };
-    let Some(hooks_value) = root.get_mut("hooks") else { return Ok(false) };
-    let hooks = hooks_value.as_object_mut().ok_or_else(|| ShapeError("\"hooks\" is not an object".into()))?;
-    check_shape(hooks)?;
-    let before = hooks.clone();
-    for groups in hooks.values_mut() {
-        prune(groups, None);
-    }
-    drop_emptied(hooks);
-    let changed = *hooks != before;
-    if changed && hooks.is_empty() {
-        root.shift_remove("hooks");
-    }
-    Ok(changed)
-}
-
-fn check_shape(hooks: &Map<String, Value>) -> Result<(), ShapeError> {
-    for (name, groups) in hooks {
-        if !groups.is_array() {
-            return Err(ShapeError(format!("\"hooks.{name}\" is not a list")));
-        }
-    }
-    Ok(())
-}
-
-/// Removes owned handlers from one event's groups, keeping the first group equal to `keep`.
-/// Returns whether `keep` was found and kept. A group emptied by the removal is marked `null`
-/// for [`drop_emptied`]; groups that were empty to begin with are the user's business.
-fn prune(groups: &mut Value, keep: Option<&Value>) -> bool {
-    let Value::Array(list) = groups else { return false };
-    let mut kept = false;
-    for group in list.iter_mut() {
-        if keep.is_some_and(|k| k == group) && !kept {
-            kept = true;
-            continue;
-        }
-        let Some(Value::Array(handlers)) = group.get_mut("hooks") else { continue };
-        let before = handlers.len();
-        handlers.retain(|h| !is_owned_handler(h));
-        if handlers.is_empty() && before > 0 {
-            *group = Value::Null;
-        }
-    }
-    kept
-}
-
-fn drop_emptied(hooks: &mut Map<String, Value>) {
+    let mut found = vec![false; wanted.len()];
     let mut emptied = Vec::new();
-    for (name, groups) in hooks.iter_mut() {
-        if let Value::Array(list) = groups {
-            let before = list.len();
-            list.retain(|g| !g.is_null());
-            if list.is_empty() && before > 0 {
+    for (name, list) in map.iter_mut() {
+        let Value::Array(list) = list else { continue };
+        let mine: Vec<usize> = (0..wanted.len()).filter(|&i| wanted[i].0 == *name).collect();
+        let keep: Vec<&Value> = mine.iter().map(|&i| &wanted[i].1).collect();
+        let mut kept = vec![false; mine.len()];
+        let removed = prune(shape, list, script_name, &keep, &mut kept);
+        for (i, k) in mine.iter().zip(kept) {
+            found[*i] |= k;
+        }
+        if removed && list.is_empty() && mine.is_empty() {
+            emptied.push(name.clone());
+        }
+    }
+    for name in emptied {
+        map.shift_remove(&name);
+    }
+    for ((event, entry), found) in wanted.iter().zip(found) {
+        if !found
+            && let Value::Array(list) = map.entry(event.clone()).or_insert_with(|| Value::Array(Vec::new()))
+        {
+            list.push(entry.clone());
+        }
+    }
+    Ok(())
+}
+
+/// Removes every herdr-owned handler; entries, event lists and the `hooks` object that this
+/// leaves empty go too. Returns whether anything was removed.
+pub fn uninstall(doc: &mut Value, shape: Shape, script_name: &str) -> Result<bool, ShapeError> {
+    if let Shape::Block { name, .. } = shape {
+        return Ok(root_mut(doc)?.shift_remove(name).is_some());
+    }
+    let Some(map) = events_mut(doc, shape, false)? else { return Ok(false) };
+    let mut changed = false;
+    let mut emptied = Vec::new();
+    for (name, list) in map.iter_mut() {
+        let Value::Array(list) = list else { continue };
+        if prune(shape, list, script_name, &[], &mut []) {
+            changed = true;
+            if list.is_empty() {
                 emptied.push(name.clone());
             }
         }
     }
     for name in emptied {
-        hooks.shift_remove(&name);
+        map.shift_remove(&name);
     }
+    let hooks_empty = map.is_empty();
+    if changed && hooks_empty && !matches!(shape, Shape::Flat { .. }) {
+        root_mut(doc)?.shift_remove("hooks");
+    }
+    Ok(changed)
+}
+
+/// Whether `doc` holds exactly `wanted` and no other herdr-owned handler.
+pub fn is_current(doc: &Value, shape: Shape, script_name: &str, wanted: &Wanted) -> bool {
+    if let Shape::Block { name, .. } = shape {
+        return doc.get(name) == Some(&block(wanted));
+    }
+    if shape == Shape::Simple && doc.get("version").is_none() {
+        return false;
+    }
+    let Some(map) = events(doc, shape) else { return false };
+    let mut found = vec![false; wanted.len()];
+    for (name, list) in map {
+        for entry in list.as_array().into_iter().flatten() {
+            let matching =
+                (0..wanted.len()).find(|&i| !found[i] && wanted[i].0 == *name && wanted[i].1 == *entry);
+            match matching {
+                Some(i) => found[i] = true,
+                None if entry_owned(shape, entry, script_name) => return false,
+                None => {}
+            }
+        }
+    }
+    found.into_iter().all(|f| f)
+}
+
+/// Whether `doc` holds any herdr-owned handler.
+pub fn has_owned(doc: &Value, shape: Shape, script_name: &str) -> bool {
+    if let Shape::Block { name, .. } = shape {
+        return doc.get(name).is_some();
+    }
+    events(doc, shape).is_some_and(|map| {
+        map.values().filter_map(Value::as_array).flatten().any(|entry| entry_owned(shape, entry, script_name))
+    })
 }
 
 /// Renders `doc` like the file it came from: the first indented line's indentation (two spaces

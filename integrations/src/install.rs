@@ -1,8 +1,9 @@
-//! The file-system shell: where each implemented target's files live, and install / uninstall /
-//! status over an [`Env`]. Every user config is read and its edit planned before anything is
+//! The file-system shell: install, uninstall and status of any target, by interpreting its row
+//! of the target table (`spec`). Every file is read and its new text planned before anything is
 //! written, so a config herdr cannot edit safely stops the install with nothing half-done.
 //!
-//! Invariant (tested): `status` is `current` exactly when `install` would change nothing.
+//! Invariant (tested for every target): `status` is `current` exactly when `install` would
+//! change nothing.
 
 use std::fs;
 use std::io::ErrorKind;
@@ -10,217 +11,236 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use herdr_protocol::api::{IntegrationDetails, IntegrationState};
-use serde_json::Value;
 
 use crate::assets;
-use crate::codex_features::{self, FeatureEditError};
+use crate::edits::{self, Removal, Script};
 use crate::env::Env;
 use crate::error::Error;
-use crate::hook_config::{self, SCRIPT_NAME};
-use crate::target::{Implemented, Installable, Target};
+use crate::spec::{self, Dir, Edit, Spec, Template};
+use crate::target::Target;
 
-/// The hook event Claude Code and Codex report their session identity from.
-const SESSION_EVENT: &str = "SessionStart";
-/// The action argument of that hook's command.
-const SESSION_ACTION: &str = "session";
-
-/// One implemented target's install state, and where its script or plugin is.
+/// One target's install state, and where its (primary) script or plugin is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {
     pub target: Target,
     pub state: IntegrationState,
     /// The installed (or to-be-installed) hook script or plugin.
     pub path: PathBuf,
+    /// The version the installed file declares.
+    pub installed_version: Option<u32>,
+    /// The version this build installs.
+    pub current_version: u32,
+    /// The oldest version whose session refs native resume uses.
+    pub resume_min: u32,
+}
+
+impl Status {
+    /// Whether the installed integration reports sessions that native resume uses.
+    pub fn meets_resume_min(&self) -> bool {
+        self.installed_version.is_some_and(|v| v >= self.resume_min)
+    }
 }
 
 /// Where one target's files are.
 #[derive(Debug, Clone)]
 struct Layout {
-    target: Implemented,
-    /// The agent's own config dir; install refuses when it is missing.
-    agent_dir: PathBuf,
-    /// The script or plugin herdr writes.
-    asset: PathBuf,
-    /// Claude's `settings.json` / Codex's `hooks.json`.
-    hook_config: Option<PathBuf>,
-    /// Codex's `config.toml`.
-    codex_config: Option<PathBuf>,
+    spec: &'static Spec,
+    /// The agent's own config dir; install refuses when it is missing (unless the table says
+    /// herdr creates it).
+    dir: PathBuf,
 }
 
-fn layout(target: Implemented, env: &Env) -> Result<Layout, Error> {
-    let home = || env.home.clone().ok_or(Error::NoHome { label: target.label() });
-    Ok(match target {
-        Implemented::Claude => {
-            let dir = env.claude_config_dir.clone().map_or_else(|| home().map(|h| h.join(".claude")), Ok)?;
-            Layout {
-                target,
-                asset: dir.join("hooks").join(SCRIPT_NAME),
-                hook_config: Some(dir.join("settings.json")),
-                codex_config: None,
-                agent_dir: dir,
-            }
+impl Layout {
+    fn of(target: Target, env: &Env) -> Result<Self, Error> {
+        let spec = spec::spec(target);
+        let dir = spec.dir.resolve(env, spec.label)?;
+        Ok(Layout { spec, dir })
+    }
+
+    /// OMP under `PI_CODING_AGENT_DIR` shares Pi's dir: one extensions folder would load both
+    /// extensions into both agents, so install refuses.
+    fn check_not_shared(&self, env: &Env) -> Result<(), Error> {
+        if self.spec.dir == Dir::Omp && spec::spec(Target::Pi).dir.resolve(env, self.spec.label)? == self.dir
+        {
+            return Err(Error::SharedDir { label: self.spec.label, other: "Pi", path: self.dir.clone() });
         }
-        Implemented::Codex => {
-            let dir = env.codex_home.clone().map_or_else(|| home().map(|h| h.join(".codex")), Ok)?;
-            Layout {
-                target,
-                asset: dir.join(SCRIPT_NAME),
-                hook_config: Some(dir.join("hooks.json")),
-                codex_config: Some(dir.join("config.toml")),
-                agent_dir: dir,
-            }
-        }
-        Implemented::Pi => {
-            let dir = env
-                .pi_coding_agent_dir
-                .clone()
-                .map_or_else(|| home().map(|h| h.join(".pi").join("agent")), Ok)?;
-            Layout {
-                target,
-                asset: dir.join("extensions").join("herdr-agent-state.ts"),
-                hook_config: None,
-                codex_config: None,
-                agent_dir: dir,
-            }
-        }
-        Implemented::Opencode => {
-            let config = env.xdg_config_home.clone().map_or_else(|| home().map(|h| h.join(".config")), Ok)?;
-            let dir = config.join("opencode");
-            Layout {
-                target,
-                asset: dir.join("plugins").join("herdr-agent-state.js"),
-                hook_config: None,
-                codex_config: None,
-                agent_dir: dir,
-            }
-        }
-    })
+        Ok(())
+    }
+
+    fn primary(&self) -> PathBuf {
+        self.dir.join(self.spec.assets[0].path)
+    }
+
+    /// The hook script the agent's config points at (the primary asset for plugin targets).
+    fn script(&self) -> (String, &'static str) {
+        let name = self.spec.hook_script().unwrap_or("");
+        let asset = self.spec.assets.iter().find(|a| matches!(a.template, Template::Hook(_)));
+        let path = asset.map_or_else(|| self.primary(), |a| self.dir.join(a.path));
+        (path.to_string_lossy().into_owned(), name)
+    }
 }
 
 /// The agent's own config dir for `target` (install refuses while it is missing).
 pub fn agent_dir(target: Target, env: &Env) -> Result<PathBuf, Error> {
-    Ok(layout(target.implemented()?, env)?.agent_dir)
+    Ok(Layout::of(target, env)?.dir)
+}
+
+/// Whether installing would work here: the agent's dir exists, or herdr creates it.
+pub fn available(target: Target, env: &Env) -> Result<bool, Error> {
+    let layout = Layout::of(target, env)?;
+    Ok(layout.check_not_shared(env).is_ok() && (layout.spec.creates_dir || layout.dir.is_dir()))
 }
 
 /// Installs (or brings up to date) `target`'s integration.
 pub fn install(target: Target, env: &Env) -> Result<IntegrationDetails, Error> {
-    let layout = layout(target.implemented()?, env)?;
-    if !layout.agent_dir.is_dir() {
-        return Err(Error::AgentDirMissing { label: layout.target.label(), path: layout.agent_dir });
+    let layout = Layout::of(target, env)?;
+    layout.check_not_shared(env)?;
+    let spec = layout.spec;
+    if !layout.dir.is_dir() && !spec.creates_dir {
+        return Err(Error::AgentDirMissing { label: spec.label, path: layout.dir });
     }
-    let script = layout.asset.to_string_lossy().into_owned();
-    let hook_edit = match &layout.hook_config {
-        Some(path) => Some((path, plan_hook_install(path, &script)?)),
-        None => None,
-    };
-    let toml_edit = match &layout.codex_config {
-        Some(path) => Some((path, plan_features(path)?)),
-        None => None,
-    };
+    let (script_path, script_name) = layout.script();
+    let script = Script { path: &script_path, name: script_name };
+    let mut configs = Vec::new();
+    for edit in spec.edits {
+        let path = layout.dir.join(edits::file(edit));
+        let current = read_optional(&path)?;
+        let planned = edits::install_text(edit, &path, current.as_deref(), script)?;
+        configs.push((edit, path, planned));
+    }
 
-    let mut messages = vec![write_asset(&layout)?];
-    if let Some((path, edit)) = hook_edit {
-        messages.push(match edit {
-            Some(text) => {
-                write_config(path, &text)?;
-                format!("added herdr's {SESSION_EVENT} hook to {}", path.display())
-            }
-            None => format!("{} already has herdr's {SESSION_EVENT} hook", path.display()),
-        });
+    fs::create_dir_all(&layout.dir).map_err(|e| Error::io(&layout.dir, e))?;
+    let mut messages = Vec::new();
+    for asset in spec.assets {
+        messages.push(write_asset(spec, &layout.dir.join(asset.path), asset.template)?);
     }
-    if let Some((path, edit)) = toml_edit {
-        messages.push(match edit {
+    for (edit, path, planned) in configs {
+        messages.push(match planned {
             Some(text) => {
-                write_config(path, &text)?;
-                format!("enabled hooks ([features] hooks = true) in {}", path.display())
+                write_config(&path, &text)?;
+                installed_message(edit, &path)
             }
-            None => format!("{} already enables hooks", path.display()),
+            None => format!("{} already {}", path.display(), already(edit)),
         });
     }
     Ok(IntegrationDetails { messages })
 }
 
-/// Removes `target`'s integration: herdr's file and herdr's entries in the agent's config, nothing
-/// else. Not being installed is not an error.
-pub fn uninstall(target: Target, env: &Env) -> Result<IntegrationDetails, Error> {
-    let layout = layout(target.implemented()?, env)?;
-    let hook_edit = match &layout.hook_config {
-        Some(path) => plan_hook_uninstall(path)?.map(|text| (path, text)),
-        None => None,
-    };
-    let mut messages = Vec::new();
-    if let Some((path, text)) = hook_edit {
-        write_config(path, &text)?;
-        messages.push(format!("removed herdr's hooks from {}", path.display()));
+fn installed_message(edit: &Edit, path: &Path) -> String {
+    match edit {
+        Edit::JsonHooks { .. } | Edit::KimiHooks { .. } => {
+            format!("added herdr's hooks to {}", path.display())
+        }
+        Edit::LegacyJsonHooks { .. } => format!("removed herdr's old hooks from {}", path.display()),
+        Edit::CodexFeatures { .. } => {
+            format!("enabled hooks ([features] hooks = true) in {}", path.display())
+        }
+        Edit::HermesPlugin { .. } => format!("enabled herdr's plugin in {}", path.display()),
+        Edit::GrokHooks { .. } => format!("wrote {}", path.display()),
     }
-    match fs::remove_file(&layout.asset) {
-        Ok(()) => messages.push(format!("removed {}", layout.asset.display())),
-        Err(e) if e.kind() == ErrorKind::NotFound => {}
-        Err(e) => return Err(Error::io(&layout.asset, e)),
+}
+
+fn already(edit: &Edit) -> &'static str {
+    match edit {
+        Edit::JsonHooks { .. } | Edit::KimiHooks { .. } | Edit::GrokHooks { .. } => "has herdr's hooks",
+        Edit::LegacyJsonHooks { .. } => "has no old herdr hooks",
+        Edit::CodexFeatures { .. } => "enables hooks",
+        Edit::HermesPlugin { .. } => "enables herdr's plugin",
+    }
+}
+
+/// Removes `target`'s integration: herdr's files and herdr's entries in the agent's config,
+/// nothing else. Not being installed is not an error.
+pub fn uninstall(target: Target, env: &Env) -> Result<IntegrationDetails, Error> {
+    let layout = Layout::of(target, env)?;
+    let spec = layout.spec;
+    let (_, script_name) = layout.script();
+    let mut configs = Vec::new();
+    for edit in spec.edits {
+        let path = layout.dir.join(edits::file(edit));
+        let current = read_optional(&path)?;
+        configs.push((path.clone(), edits::uninstall_text(edit, &path, current.as_deref(), script_name)?));
+    }
+    let mut messages = Vec::new();
+    for (path, removal) in configs {
+        match removal {
+            Removal::Keep => {}
+            Removal::Write(text) => {
+                write_config(&path, &text)?;
+                messages.push(format!("removed herdr's entries from {}", path.display()));
+            }
+            Removal::Delete => {
+                if remove_optional(&path)? {
+                    messages.push(format!("removed {}", path.display()));
+                }
+            }
+        }
+    }
+    for asset in spec.assets {
+        let path = layout.dir.join(asset.path);
+        if remove_optional(&path)? {
+            messages.push(format!("removed {}", path.display()));
+        }
+        remove_own_dir(&path);
     }
     if messages.is_empty() {
-        messages.push(format!("{} integration is not installed", layout.target.label()));
-    } else if let Some(path) = &layout.codex_config {
-        // Other hooks may rely on the flag, and Codex enables hooks by default nowadays.
+        messages.push(format!("{} integration is not installed", spec.label));
+    } else if let Some(Edit::CodexFeatures { file }) =
+        spec.edits.iter().find(|e| matches!(e, Edit::CodexFeatures { .. }))
+    {
+        let path = layout.dir.join(file);
         messages.push(format!("left [features] hooks = true in {} as it was", path.display()));
     }
     Ok(IntegrationDetails { messages })
 }
 
-/// Whether `target` is installed, and whether it is what this build would install.
+/// Whether `target` is installed, at which version, and whether it is what this build would
+/// install.
 pub fn status(target: Target, env: &Env) -> Result<Status, Error> {
-    let layout = layout(target.implemented()?, env)?;
-    let script = layout.asset.to_string_lossy().into_owned();
-    let asset = read_optional(&layout.asset)?;
-    let (hook_current, hook_owned) = match &layout.hook_config {
-        Some(path) => match read_optional(path)?.map(|text| parse_json(path, &text)) {
-            Some(Ok(doc)) => (
-                hook_config::is_current(
-                    &doc,
-                    SESSION_EVENT,
-                    &hook_config::herdr_group(&script, SESSION_ACTION),
-                ),
-                hook_config::has_owned(&doc),
-            ),
-            // A config that does not parse cannot hold a working entry.
-            Some(Err(_)) | None => (false, false),
-        },
-        None => (true, false),
+    let layout = Layout::of(target, env)?;
+    let spec = layout.spec;
+    let (script_path, script_name) = layout.script();
+    let script = Script { path: &script_path, name: script_name };
+    let primary = read_optional(&layout.primary())?;
+    let mut current = true;
+    let mut anything = primary.is_some();
+    for asset in spec.assets {
+        let text = read_optional(&layout.dir.join(asset.path))?;
+        anything |= text.is_some();
+        current &= text.as_deref() == Some(assets::render(spec, asset.template).as_str());
+    }
+    for edit in spec.edits {
+        let text = read_optional(&layout.dir.join(edits::file(edit)))?;
+        current &= edits::is_current(edit, text.as_deref(), script);
+        anything |= edits::has_owned(edit, text.as_deref(), script_name);
+    }
+    let state = match (anything, current) {
+        (false, _) => IntegrationState::NotInstalled,
+        (true, true) => IntegrationState::Current,
+        (true, false) => IntegrationState::Outdated,
     };
-    let features_current = match &layout.codex_config {
-        Some(path) => read_optional(path)?
-            .and_then(|text| text.parse::<toml::Table>().ok())
-            .is_some_and(|doc| codex_features::hooks_enabled(&doc)),
-        None => true,
-    };
-    let state = match asset {
-        None if hook_owned => IntegrationState::Outdated,
-        None => IntegrationState::NotInstalled,
-        Some(text) => {
-            let asset_current = text == assets::render(layout.target);
-            if asset_current && hook_current && features_current {
-                IntegrationState::Current
-            } else {
-                IntegrationState::Outdated
-            }
-        }
-    };
-    Ok(Status { target: layout.target.target(), state, path: layout.asset })
+    Ok(Status {
+        target,
+        state,
+        path: layout.primary(),
+        installed_version: primary.as_deref().and_then(assets::version_of),
+        current_version: spec.version,
+        resume_min: spec.resume_min,
+    })
 }
 
-fn write_asset(layout: &Layout) -> Result<String, Error> {
-    let path = &layout.asset;
-    let wanted = assets::render(layout.target);
+fn write_asset(spec: &Spec, path: &Path, template: Template) -> Result<String, Error> {
+    let wanted = assets::render(spec, template);
     let existing = read_optional(path)?;
     if existing.as_deref() == Some(wanted.as_str()) {
-        return Ok(format!("{} is up to date (version {})", path.display(), layout.target.version()));
+        return Ok(format!("{} is up to date (version {})", path.display(), spec.version));
     }
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
     }
     let mode = if path.extension().is_some_and(|ext| ext == "sh") { 0o755 } else { 0o644 };
     write_atomically(path, &wanted, mode)?;
-    let version = layout.target.version();
+    let version = spec.version;
     Ok(match existing.map(|text| assets::version_of(&text)) {
         None => format!("installed {} (version {version})", path.display()),
         Some(Some(old)) => format!("updated {} (version {old} -> {version})", path.display()),
@@ -228,54 +248,27 @@ fn write_asset(layout: &Layout) -> Result<String, Error> {
     })
 }
 
-/// The new text of a hook config with herdr's session hook, or `None` if it is already so.
-fn plan_hook_install(path: &Path, script: &str) -> Result<Option<String>, Error> {
-    let original = read_optional(path)?;
-    let mut doc = match &original {
-        Some(text) => parse_json(path, text)?,
-        None => Value::Object(serde_json::Map::new()),
-    };
-    let group = hook_config::herdr_group(script, SESSION_ACTION);
-    if original.is_some() && hook_config::is_current(&doc, SESSION_EVENT, &group) {
-        return Ok(None);
+/// A folder herdr made for its own files (`plugins/herdr-agent-state/`) goes with them.
+fn remove_own_dir(asset: &Path) {
+    let Some(parent) = asset.parent() else { return };
+    if parent.file_name().is_some_and(|name| name.to_string_lossy().starts_with("herdr")) {
+        // Fails, as it should, while anything else is in it.
+        let _ = fs::remove_dir(parent);
     }
-    hook_config::install(&mut doc, SESSION_EVENT, &group)
-        .map_err(|e| Error::UnexpectedShape { path: path.to_owned(), problem: e.0 })?;
-    Ok(Some(hook_config::render(&doc, original.as_deref())))
-}
-
-/// The new text of a hook config without herdr's entries, or `None` if there were none.
-fn plan_hook_uninstall(path: &Path) -> Result<Option<String>, Error> {
-    let Some(original) = read_optional(path)? else { return Ok(None) };
-    let mut doc = parse_json(path, &original)?;
-    let changed = hook_config::uninstall(&mut doc)
-        .map_err(|e| Error::UnexpectedShape { path: path.to_owned(), problem: e.0 })?;
-    Ok(changed.then(|| hook_config::render(&doc, Some(&original))))
-}
-
-fn plan_features(path: &Path) -> Result<Option<String>, Error> {
-    let original = read_optional(path)?.unwrap_or_default();
-    codex_features::ensure_hooks_enabled(&original).map_err(|e| match e {
-        FeatureEditError::Invalid(message) => Error::InvalidToml { path: path.to_owned(), message },
-        FeatureEditError::Unsafe(why) => Error::UnexpectedShape {
-            path: path.to_owned(),
-            problem: format!("{why}; add `hooks = true` under `[features]` yourself"),
-        },
-    })
-}
-
-/// An empty (or blank) config counts as `{}`, as agents treat it.
-fn parse_json(path: &Path, text: &str) -> Result<Value, Error> {
-    if text.trim().is_empty() {
-        return Ok(Value::Object(serde_json::Map::new()));
-    }
-    serde_json::from_str(text).map_err(|source| Error::InvalidJson { path: path.to_owned(), source })
 }
 
 fn read_optional(path: &Path) -> Result<Option<String>, Error> {
     match fs::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+fn remove_optional(path: &Path) -> Result<bool, Error> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(false),
         Err(e) => Err(Error::io(path, e)),
     }
 }
@@ -289,6 +282,9 @@ fn write_config(path: &Path, text: &str) -> Result<(), Error> {
         }
         _ => path.to_owned(),
     };
+    if let Some(parent) = target.parent() {
+        fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    }
     let mode = fs::metadata(&target).map(|m| m.permissions().mode() & 0o7777).unwrap_or(0o644);
     write_atomically(&target, text, mode)
 }

@@ -9,7 +9,8 @@ use crate::env::Env;
 use crate::error::Error;
 // `{self}`: the module only, not the crate root's re-exported `install` function of the same path.
 use crate::install::{self};
-use crate::target::{IMPLEMENTED, Installable, Target};
+use crate::spec::spec;
+use crate::target::{IMPLEMENTED, Target};
 
 /// `integration.install` / `integration.uninstall` params.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,18 +18,17 @@ pub struct TargetParams {
     pub target: Target,
 }
 
-/// `integration.list {}`: the targets this build implements (the others cannot be installed, so
-/// listing them would only invite a `not_implemented`).
+/// `integration.list {}`: every target.
 pub fn list(env: &Env) -> Result<ApiResult, Error> {
     let mut integrations = Vec::new();
     for target in IMPLEMENTED {
-        let implemented = target.implemented()?;
+        let spec = spec(target);
         let status = install::status(target, env)?;
         integrations.push(IntegrationInfo {
             target,
-            label: implemented.label().to_owned(),
-            command: implemented.command().to_owned(),
-            available: install::agent_dir(target, env)?.is_dir(),
+            label: spec.label.to_owned(),
+            command: spec.command.to_owned(),
+            available: install::available(target, env)?,
             state: status.state,
         });
     }

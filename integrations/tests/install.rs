@@ -6,7 +6,7 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use herdr_integrations::{Env, Error, Installable, IntegrationState, Target, install, status, uninstall};
+use herdr_integrations::{Env, Error, IntegrationState, Target, install, status, uninstall};
 use serde_json::{Value, json};
 
 struct Home {
@@ -124,7 +124,7 @@ fn claude_install_writes_the_script_and_one_session_hook_keeping_user_settings()
     let command = format!("'{}' session", script.display());
     assert_eq!(
         settings["hooks"]["SessionStart"],
-        json!([{"hooks": [{"type": "command", "command": command, "timeout": 5}]}])
+        json!([{"hooks": [{"type": "command", "command": command, "timeout": 10}]}])
     );
 }
 
@@ -217,7 +217,7 @@ fn claude_status_goes_not_installed_current_outdated_current_not_installed() {
 fn claude_config_dir_overrides_home() {
     let home = Home::new();
     let dir = home.mkdir("elsewhere/claude");
-    let env = Env { claude_config_dir: Some(dir.clone()), ..home.env() };
+    let env = home.env().with_var("CLAUDE_CONFIG_DIR", &dir);
     install(Target::Claude, &env).expect("installs");
     assert!(dir.join("hooks/herdr-agent-state.sh").is_file());
     let settings: Value = serde_json::from_str(&home.read("elsewhere/claude/settings.json")).expect("json");
@@ -268,7 +268,7 @@ fn codex_install_writes_hooks_json_and_enables_the_feature_keeping_config_commen
     assert_eq!(
         hooks,
         json!({"hooks": {"SessionStart": [{"hooks": [{"type": "command",
-            "command": format!("'{}' session", script.display()), "timeout": 5}]}]}})
+            "command": format!("'{}' session", script.display()), "timeout": 10}]}]}})
     );
     assert_eq!(
         home.read(".codex/config.toml"),
@@ -296,7 +296,7 @@ fn codex_install_writes_hooks_json_and_enables_the_feature_keeping_config_commen
 fn codex_honours_codex_home_and_refuses_a_config_it_cannot_edit_safely() {
     let home = Home::new();
     let dir = home.mkdir("ch");
-    let env = Env { codex_home: Some(dir.clone()), ..home.env() };
+    let env = home.env().with_var("CODEX_HOME", &dir);
     home.write("ch/config.toml", "features = { web_search = true }\n");
     let before = home.snapshot();
     let err = install(Target::Codex, &env).expect_err("refused");
@@ -322,7 +322,7 @@ fn pi_extension_goes_under_the_agent_dir_which_must_exist() {
     assert!(text.contains("\"herdr:pi\""));
 
     let custom = home.mkdir("pi-home");
-    let env = Env { pi_coding_agent_dir: Some(custom.clone()), ..home.env() };
+    let env = home.env().with_var("PI_CODING_AGENT_DIR", &custom);
     assert_eq!(state(Target::Pi, &env), IntegrationState::NotInstalled);
     install(Target::Pi, &env).expect("installs");
     assert!(custom.join("extensions/herdr-agent-state.ts").is_file());
@@ -341,7 +341,7 @@ fn opencode_plugin_goes_under_the_xdg_config_dir() {
     assert!(matches!(install(Target::Opencode, &home.env()), Err(Error::AgentDirMissing { .. })));
     let xdg = home.mkdir("xdg");
     home.mkdir("xdg/opencode");
-    let env = Env { xdg_config_home: Some(xdg), ..home.env() };
+    let env = home.env().with_var("XDG_CONFIG_HOME", xdg);
     install(Target::Opencode, &env).expect("installs");
     let text = home.read("xdg/opencode/plugins/herdr-agent-state.js");
     assert!(text.contains("HERDR_INTEGRATION_VERSION=10"));
@@ -356,19 +356,6 @@ fn uninstalling_what_is_not_installed_says_so() {
     let details = uninstall(Target::Claude, &home.env()).expect("fine");
     assert_eq!(details.messages, ["Claude Code integration is not installed"]);
     assert!(home.snapshot().is_empty());
-}
-
-#[test]
-fn targets_without_an_implementation_answer_not_implemented() {
-    let home = Home::new();
-    home.mkdir(".kimi-code");
-    for target in Target::ALL.into_iter().filter(|t| !t.is_implemented()) {
-        let err = install(target, &home.env()).expect_err("not implemented");
-        assert_eq!(err.code(), "not_implemented", "{target}");
-        assert!(err.to_string().contains(target.as_str()));
-        assert!(uninstall(target, &home.env()).is_err());
-        assert!(status(target, &home.env()).is_err());
-    }
 }
 
 #[test]

@@ -34,13 +34,17 @@ fn list_install_uninstall_results_validate_and_follow_the_disk() {
     let listed = success(&wire::list(&env).expect("list"));
     let rows = listed["result"]["integrations"].as_array().expect("rows");
     let targets: Vec<&str> = rows.iter().map(|r| r["target"].as_str().expect("target")).collect();
-    assert_eq!(targets, ["claude", "codex", "pi", "opencode"]);
+    let all: Vec<&str> = Target::ALL.iter().map(|t| t.as_str()).collect();
+    assert_eq!(targets, all, "every target, in the schema's order");
+    let row = |name: &str| rows.iter().find(|r| r["target"] == name).expect("a row").clone();
     assert_eq!(
-        rows[0],
+        row("claude"),
         json!({"target": "claude", "label": "Claude Code", "command": "claude", "available": true,
             "state": "not_installed"})
     );
-    assert_eq!(rows[1]["available"], false, "no ~/.codex");
+    assert_eq!(row("codex")["available"], false, "no ~/.codex");
+    assert_eq!(row("mastracode")["available"], true, "herdr creates ~/.mastracode");
+    assert_eq!(row("cursor")["command"], "cursor-agent");
 
     let install = params(json!({"id": "2", "method": "integration.install", "params": {"target": "claude"}}));
     let installed = success(&wire::install(install, &env).expect("install"));
@@ -49,7 +53,9 @@ fn list_install_uninstall_results_validate_and_follow_the_disk() {
     assert_eq!(installed["result"]["details"]["messages"].as_array().expect("messages").len(), 2);
 
     let listed = success(&wire::list(&env).expect("list"));
-    assert_eq!(listed["result"]["integrations"][0]["state"], "current");
+    let claude =
+        listed["result"]["integrations"].as_array().expect("rows").iter().find(|r| r["target"] == "claude");
+    assert_eq!(claude.expect("claude")["state"], "current");
 
     let uninstall =
         params(json!({"id": "3", "method": "integration.uninstall", "params": {"target": "claude"}}));
@@ -62,14 +68,16 @@ fn list_install_uninstall_results_validate_and_follow_the_disk() {
 }
 
 #[test]
-fn an_unimplemented_target_is_a_valid_request_answered_not_implemented() {
-    let env = Env { home: Some(std::env::temp_dir()), ..Env::default() };
+fn a_missing_agent_dir_is_a_valid_request_answered_invalid_request() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let env = Env::with_home(tmp.path());
     let request =
         params(json!({"id": "4", "method": "integration.install", "params": {"target": "antigravity_cli"}}));
-    let err = wire::install(request, &env).expect_err("not implemented");
+    let err = wire::install(request, &env).expect_err("no ~/.gemini/config");
     let envelope = json!({"id": "4", "error": {"code": err.code(), "message": err.to_string()}});
     assert_valid(SchemaKind::ErrorResponse, &envelope);
-    assert_eq!(err.code(), "not_implemented");
+    assert_eq!(err.code(), "invalid_request");
+    assert!(err.to_string().contains(".gemini/config"), "{err}");
 }
 
 #[test]

@@ -19,6 +19,7 @@ mod pane_history;
 pub mod persist;
 mod reaper;
 pub mod render;
+mod resumes;
 mod server;
 pub mod session;
 mod socket;
@@ -58,6 +59,9 @@ pub struct ServerConfig {
     /// screen) and the next start replays it into panes started again; when false the file is
     /// deleted at start.
     pub pane_history: bool,
+    /// `[session] resume_agents_on_restore`: restored panes with a session ref from one of herdr's
+    /// integrations start the agent's resume command once a client attaches.
+    pub resume_agents: bool,
 }
 
 impl ServerConfig {

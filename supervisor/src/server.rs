@@ -23,7 +23,7 @@ use crate::session::{Effects, Session};
 use crate::socket::{self, BindError, SocketIdentity};
 use crate::state::{HEADLESS_COLS, HEADLESS_ROWS, Launched, Shared};
 use crate::workers::{RuntimeDir, SessionLock};
-use crate::{ServerConfig, clients, logind, pane_history, persist, reaper};
+use crate::{ServerConfig, clients, logind, pane_history, persist, reaper, resumes};
 
 /// The session's two listening sockets, bound and not yet served, and the session lock that
 /// made binding them ours to do.
@@ -81,7 +81,8 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     let runtime = RuntimeDir::prepare(&config.api_socket)?;
     clients::clear_stale_scrollback(&config);
-    let (session, autosave, restored) = load_session(&config);
+    let (session, autosave, mut restored) = load_session(&config);
+    resumes::plan_restored(&session, &mut restored, config.resume_agents);
     let shared = Shared::with_session(config, runtime, autosave, session);
     tokio::spawn(reaper::reap_forever());
     adopt_and_restore(&shared, restored).await;
@@ -198,7 +199,9 @@ fn load_session(config: &ServerConfig) -> (Session, Autosave, Effects) {
 async fn adopt_and_restore(shared: &Arc<Shared>, restored: Effects) {
     let started = std::time::Instant::now();
     let launched = shared.apply(restored);
-    let (mut adopted, fresh) = count(launched).await;
+    let starts = count(launched).await;
+    let (mut adopted, fresh, awaiting) = (starts.adopted, starts.fresh, starts.awaiting.len());
+    shared.resumes.arm(starts.awaiting);
     let known: std::collections::HashSet<String> = {
         let session = shared.session();
         session.pane_keys().iter().filter_map(|k| session.pane_uid(*k).map(str::to_owned)).collect()
@@ -214,27 +217,36 @@ async fn adopt_and_restore(shared: &Arc<Shared>, restored: Effects) {
         }
     }
     let recovered_count = recovered.spawns.len();
-    let (more, _) = count(shared.apply(recovered)).await;
-    adopted += more;
-    if adopted + fresh > 0 {
+    adopted += count(shared.apply(recovered)).await.adopted;
+    if adopted + fresh + awaiting > 0 {
         log::info!(
-            "adoption: {adopted} workers adopted ({recovered_count} not in the saved layout), {fresh} panes started again, in {} ms",
+            "adoption: {adopted} workers adopted ({recovered_count} not in the saved layout), {fresh} panes started again, {awaiting} wait for a client to resume their agent, in {} ms",
             started.elapsed().as_millis()
         );
     }
 }
 
-/// Waits for every start; `(adopted, started afresh)`.
-async fn count(launched: Launched) -> (usize, usize) {
-    let (mut adopted, mut fresh) = (0, 0);
-    for (_, rx) in launched {
+/// How the panes of one [`Shared::apply`] started.
+#[derive(Default)]
+struct Starts {
+    adopted: usize,
+    fresh: usize,
+    /// Panes whose agent resume waits for a client (no worker was adopted).
+    awaiting: Vec<crate::session::PaneKey>,
+}
+
+/// Waits for every start.
+async fn count(launched: Launched) -> Starts {
+    let mut starts = Starts::default();
+    for (key, rx) in launched {
         match rx.await {
-            Ok(Ok(started)) if started.adopted => adopted += 1,
-            Ok(Ok(_)) => fresh += 1,
+            Ok(Ok(started)) if started.adopted => starts.adopted += 1,
+            Ok(Ok(started)) if started.awaiting_resume => starts.awaiting.push(key),
+            Ok(Ok(_)) => starts.fresh += 1,
             _ => {}
         }
     }
-    (adopted, fresh)
+    starts
 }
 
 /// Server stop ends every pane: each worker hangs up its program.

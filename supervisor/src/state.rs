@@ -14,6 +14,7 @@ use crate::api::envelope::Failure;
 use crate::autosave::Autosave;
 use crate::clients::Screens;
 use crate::hub::Hub;
+use crate::resumes::PendingResumes;
 use crate::session::{Effects, HandleError, PaneKey, Session, SpawnOrigin, SpawnRequest};
 use crate::workers::{
     self, Gone, Launch, LaunchMode, PaneHandle, PaneObserver, Registry, RuntimeDir, Started,
@@ -35,6 +36,8 @@ pub struct Shared {
     pub hub: Hub,
     /// Mirrored pane grids for the terminal clients' frames.
     pub screens: Screens,
+    /// Restored panes whose agent resume waits for the first client to size the layout.
+    pub resumes: PendingResumes,
     next_request: AtomicU64,
     shutdown: watch::Sender<bool>,
     me: Weak<Shared>,
@@ -86,6 +89,7 @@ impl Shared {
             panes: Mutex::new(Registry::default()),
             hub: Hub::new(),
             screens: Screens::default(),
+            resumes: PendingResumes::default(),
             next_request: AtomicU64::new(1),
             shutdown: watch::channel(false).0,
             me: me.clone(),
@@ -209,6 +213,7 @@ impl Shared {
         let mode = match spawn.origin {
             SpawnOrigin::New => LaunchMode::Spawn,
             SpawnOrigin::Restored => LaunchMode::AdoptOrSpawn,
+            SpawnOrigin::Resume => LaunchMode::AdoptOrResume,
             SpawnOrigin::Recovered => LaunchMode::AdoptOnly,
         };
         Launch {

@@ -34,6 +34,7 @@ fn config(root: &Path) -> ServerConfig {
         persist: true,
         orphan_timeout: DEFAULT_ORPHAN_TIMEOUT,
         pane_history: false,
+        resume_agents: true,
     }
 }
 

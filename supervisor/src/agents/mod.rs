@@ -19,6 +19,7 @@
 
 mod launch;
 mod pane;
+pub mod resume;
 mod sources;
 
 #[cfg(test)]

@@ -53,12 +53,18 @@ fn check_agent(agent: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// The session ref of a report: the session id when given, else the session file path.
-fn session_ref(id: Option<String>, path: Option<String>) -> Option<(AgentSessionRefKind, String)> {
+/// The session ref of a report: the session id when given, else the session file path; for Pi
+/// and OMP the other way round, as upstream keeps them: they resume a session file best, and a
+/// path can be checked for staleness at restore.
+fn session_ref(
+    agent: &str,
+    id: Option<String>,
+    path: Option<String>,
+) -> Option<(AgentSessionRefKind, String)> {
     let clean = |v: Option<String>| v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
-    clean(id)
-        .map(|id| (AgentSessionRefKind::Id, id))
-        .or_else(|| clean(path).map(|path| (AgentSessionRefKind::Path, path)))
+    let id = clean(id).map(|id| (AgentSessionRefKind::Id, id));
+    let path = clean(path).map(|path| (AgentSessionRefKind::Path, path));
+    if matches!(agent.trim(), "pi" | "omp") { path.or(id) } else { id.or(path) }
 }
 
 /// Resolves `pane_id`, runs `change` on the session and applies its effects.
@@ -92,13 +98,14 @@ pub async fn report_agent(shared: &Shared, req: &Request) -> Result<ApiResult, F
     let p: ReportAgentParams = params(req)?;
     check_source(&p.source)?;
     check_agent(&p.agent)?;
+    let session = session_ref(&p.agent, p.agent_session_id, p.agent_session_path);
     let report = Report {
         source: p.source,
         agent: p.agent,
         state: p.state.into(),
         message: p.message,
         seq: p.seq,
-        session: session_ref(p.agent_session_id, p.agent_session_path),
+        session,
     };
     on_pane(shared, &p.pane_id, |s, key| s.agent_report(key, report))
 }
@@ -117,12 +124,8 @@ pub async fn report_agent_session(shared: &Shared, req: &Request) -> Result<ApiR
     let p: ReportSessionParams = params(req)?;
     check_source(&p.source)?;
     check_agent(&p.agent)?;
-    let report = SessionReport {
-        source: p.source,
-        agent: p.agent,
-        seq: p.seq,
-        session: session_ref(p.agent_session_id, p.agent_session_path),
-    };
+    let session = session_ref(&p.agent, p.agent_session_id, p.agent_session_path);
+    let report = SessionReport { source: p.source, agent: p.agent, seq: p.seq, session };
     on_pane(shared, &p.pane_id, |s, key| s.agent_report_session(key, report))
 }
 
@@ -170,15 +173,25 @@ mod tests {
     }
 
     #[test]
-    fn session_refs_prefer_the_id() {
+    fn session_refs_prefer_the_id_except_for_pi_and_omp() {
         assert_eq!(
-            session_ref(Some("abc".into()), Some("/p".into())),
+            session_ref("claude", Some("abc".into()), Some("/p".into())),
             Some((AgentSessionRefKind::Id, "abc".into()))
         );
         assert_eq!(
-            session_ref(Some(" ".into()), Some("/p".into())),
+            session_ref("claude", Some(" ".into()), Some("/p".into())),
             Some((AgentSessionRefKind::Path, "/p".into()))
         );
-        assert_eq!(session_ref(None, None), None);
+        assert_eq!(session_ref("claude", None, None), None);
+        for agent in ["pi", "omp"] {
+            assert_eq!(
+                session_ref(agent, Some("abc".into()), Some("/p".into())),
+                Some((AgentSessionRefKind::Path, "/p".into()))
+            );
+            assert_eq!(
+                session_ref(agent, Some("abc".into()), None),
+                Some((AgentSessionRefKind::Id, "abc".into()))
+            );
+        }
     }
 }

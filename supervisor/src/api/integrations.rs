@@ -3,9 +3,8 @@
 //! agents' config-dir variables), since the server edits the same user's files the CLI would.
 //!
 //! Errors: a target outside the API enum fails params parsing (`invalid_request`, blank id); a
-//! valid target this build has no integration for answers `not_implemented`; a missing agent dir
-//! or a user config herdr cannot edit safely answers `invalid_request` with the reason; file
-//! system failures `internal_error`.
+//! missing agent dir or a user config herdr cannot edit safely answers `invalid_request` with the
+//! reason; file system failures `internal_error`.
 //!
 //! `herdr-integrations` builds the protocol's [`ApiResult`] itself; this module only turns its
 //! error into the API error code and message.
@@ -63,13 +62,17 @@ mod tests {
     }
 
     #[test]
-    fn a_target_this_build_lacks_answers_not_implemented_with_the_id() {
-        let env = Env { home: Some(std::env::temp_dir()), ..Env::default() };
+    fn every_target_installs_and_errors_echo_the_id() {
+        let home = tempfile::tempdir().expect("home");
+        std::fs::create_dir_all(home.path().join(".kimi-code")).expect("kimi dir");
+        let env = Env::with_home(home.path());
         let req = request(r#"{"id":"7","method":"integration.install","params":{"target":"kimi"}}"#);
         let value = line_value("7", &install_in(&req, &env));
+        assert_eq!(value["result"]["type"], "integration_install", "{value}");
+        let req = request(r#"{"id":"7","method":"integration.install","params":{"target":"grok"}}"#);
+        let value = line_value("7", &install_in(&req, &env));
         assert_eq!(value["id"], "7");
-        assert_eq!(value["error"]["code"], "not_implemented");
-        assert!(value["error"]["message"].as_str().expect("message").contains("kimi"));
+        assert_eq!(value["error"]["code"], "invalid_request", "no ~/.grok: {value}");
         assert!(validate(SchemaKind::ErrorResponse, &value).is_ok());
     }
 
@@ -124,10 +127,12 @@ mod tests {
             "1",
             &list_in(&request(r#"{"id":"1","method":"integration.list","params":{}}"#), &env),
         );
+        let rows = listed["result"]["integrations"].as_array().expect("rows");
+        assert_eq!(rows.len(), 17, "every target is listed");
         assert_eq!(
-            listed["result"]["integrations"][0],
-            json!({"target": "claude", "label": "Claude Code",
-            "command": "claude", "available": true, "state": "not_installed"})
+            rows.iter().find(|row| row["target"] == "claude"),
+            Some(&json!({"target": "claude", "label": "Claude Code",
+            "command": "claude", "available": true, "state": "not_installed"}))
         );
     }
 }

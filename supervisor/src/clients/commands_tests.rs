@@ -18,6 +18,7 @@ fn server() -> ServerConfig {
         persist: false,
         orphan_timeout: crate::DEFAULT_ORPHAN_TIMEOUT,
         pane_history: false,
+        resume_agents: true,
     }
 }
 

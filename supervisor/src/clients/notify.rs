@@ -386,6 +386,7 @@ mod tests {
             persist: false,
             orphan_timeout: crate::DEFAULT_ORPHAN_TIMEOUT,
             pane_history: false,
+            resume_agents: true,
         });
         let mut session = shared.session();
         for (method, params) in [

@@ -349,6 +349,8 @@ fn paint_panes(hub: &Hub, id: ClientId, view: View, spare: Option<Buffer>) -> Fr
         None => (frame, snapshot, panes),
     };
     visibility::sync(hub, &snapshot, &panes);
+    // The layout has this client's size now: agents waiting to resume start at their real size.
+    crate::resumes::client_sized(shared);
     frame
 }
 

@@ -62,6 +62,9 @@ pub struct Config {
     /// `[experimental] pane_history`: save each pane's recent screen at stop and replay it into
     /// the pane started again after a restart (off by default: screens can hold secrets).
     pub pane_history: bool,
+    /// `[session] resume_agents_on_restore`: restored agent panes start their agent's own resume
+    /// command (default true).
+    pub resume_agents_on_restore: bool,
 }
 
 impl Default for Config {
@@ -109,7 +112,6 @@ pub fn parse(text: &str, file: &str) -> (Config, Vec<Diagnostic>) {
     r.check_keys(server, "server", &["headless_cols", "headless_rows"]);
     let headless_cols = r.u16(server, "server", "headless_cols", 120, (2, 10000));
     let headless_rows = r.u16(server, "server", "headless_rows", 40, (2, 10000));
-    // Other `[session]` keys belong to restore (`resume_agents_on_restore`); only this one is read here.
     let session = r.table(&table, "", "session").unwrap_or(&empty);
     let default_orphan = crate::DEFAULT_ORPHAN_TIMEOUT.as_secs();
     let orphan =
@@ -118,8 +120,17 @@ pub fn parse(text: &str, file: &str) -> (Config, Vec<Diagnostic>) {
     // Other `[experimental]` keys are upstream's; only this one is read here.
     let experimental = r.table(&table, "", "experimental").unwrap_or(&empty);
     let pane_history = r.bool(experimental, "experimental", "pane_history", false);
-    let config =
-        Config { ui, keys, theme, headless_cols, headless_rows, worker_orphan_timeout_secs, pane_history };
+    let resume_agents_on_restore = r.bool(session, "session", "resume_agents_on_restore", true);
+    let config = Config {
+        ui,
+        keys,
+        theme,
+        headless_cols,
+        headless_rows,
+        worker_orphan_timeout_secs,
+        pane_history,
+        resume_agents_on_restore,
+    };
     (config, diagnostics)
 }
 

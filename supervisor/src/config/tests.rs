@@ -214,3 +214,19 @@ fn pane_history_is_off_unless_asked_for() {
     assert_eq!(keys_of(&diagnostics), ["experimental.pane_history"]);
     assert!(!config.pane_history);
 }
+
+#[test]
+fn session_settings_default_to_resuming_agents_and_can_turn_it_off() {
+    let (config, _) = parse("", "config.toml");
+    assert!(config.resume_agents_on_restore);
+    let (config, diagnostics) = parse(
+        "[session]\nresume_agents_on_restore = false\nworker_orphan_timeout_secs = 60\n",
+        "config.toml",
+    );
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert!(!config.resume_agents_on_restore);
+    assert_eq!(config.worker_orphan_timeout_secs, 60);
+    let (config, diagnostics) = parse("[session]\nresume_agents_on_restore = \"yes\"\n", "config.toml");
+    assert!(config.resume_agents_on_restore, "a wrong type falls back to the default");
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+}

@@ -68,6 +68,10 @@ pub enum SpawnOrigin {
     /// failures held in the pane: `argv` then only says what the pane ran before, and the
     /// runtime calls [`Session::clear_pane_program`] once it starts something else.
     Restored,
+    /// Restored with a native agent resume planned (`agents::resume`): re-adopt the live worker
+    /// if there is one, else wait until a client has attached and sized the layout, then start
+    /// `argv`, the agent's own resume command, in the saved cwd.
+    Resume,
     /// A live worker the saved layout did not know ([`Session::add_recovered_pane`]): adopt it.
     Recovered,
 }

@@ -1,6 +1,7 @@
 //! The pane-worker registry: one supervision task per pane, which starts the pane's worker,
 //! forwards requests to it, and restarts it (handing over the PTY master fd) when it dies.
 
+mod awaiting;
 mod link;
 mod pane_task;
 mod pidfd;
@@ -34,6 +35,9 @@ pub(crate) enum PaneCmd {
         matches: mpsc::UnboundedSender<WatchMatch>,
     },
     Cancel(u64),
+    /// A client has sized the layout: a pane waiting for its agent's resume starts it now
+    /// (any other pane ignores this).
+    Resume,
     Shutdown {
         done: oneshot::Sender<()>,
     },
@@ -106,6 +110,12 @@ impl PaneHandle {
     pub fn notify(&self, id: u64, body: WorkerRequest) {
         let (reply, _rx) = oneshot::channel();
         let _ = self.cmd.send(PaneCmd::Request { id, body, reply });
+    }
+
+    /// Starts the agent's resume of a pane launched with [`LaunchMode::AdoptOrResume`] that found
+    /// no worker to adopt; after the resizes already sent, so it starts at the pane's size.
+    pub fn start_resume(&self) {
+        let _ = self.cmd.send(PaneCmd::Resume);
     }
 
     /// Closes the pane: the worker hangs up the program and exits. Resolves when it is gone.

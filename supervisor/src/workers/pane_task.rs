@@ -13,6 +13,7 @@ use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 use tokio::sync::{mpsc, oneshot};
 
+use super::awaiting::{self, Waited};
 use super::start::{Incoming, Program, Worker, WorkerSpec};
 use super::{Gone, Observer, PaneCmd, PaneHandle, WatchMatch};
 use crate::session::PaneKey;
@@ -31,6 +32,12 @@ pub enum LaunchMode {
     /// A pane restored from `session.json`: adopt its worker if one outlived the last
     /// supervisor, else start the program again, holding a failure on screen.
     AdoptOrSpawn,
+    /// A restored pane with a native agent resume planned: adopt its worker if one outlived the
+    /// last supervisor; else answer `Started { awaiting_resume: true }` at once, wait for
+    /// [`PaneHandle::start_resume`] (a client has attached and sized the layout), then start
+    /// `argv` (the agent's resume command), holding a failure on screen. Meanwhile the pane
+    /// shows nothing: see `awaiting` for what its requests get.
+    AdoptOrResume,
     /// A live worker the saved layout does not know: adopt it, or there is no pane.
     AdoptOnly,
 }
@@ -59,40 +66,68 @@ pub struct Started {
     pub pid: i32,
     /// The worker outlived the previous supervisor and was taken over.
     pub adopted: bool,
+    /// Nothing runs yet: the pane waits for a client before starting its agent's resume.
+    pub awaiting_resume: bool,
 }
 
 /// Starts a pane's task. Requests sent to the handle queue until the worker is there; the
 /// receiver says how it started or why it could not.
 pub fn launch(spec: Launch, observer: Observer) -> (PaneHandle, oneshot::Receiver<Result<Started, String>>) {
-    let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
+    let (cmd_tx, mut cmd_rx) = mpsc::unbounded_channel();
     let (started_tx, started_rx) = oneshot::channel();
     tokio::spawn(async move {
-        match obtain(&spec, &observer).await {
-            Ok((worker, program, started, size)) => {
-                let _ = started_tx.send(Ok(started));
-                let task = PaneTask {
-                    key: spec.key,
-                    worker_exe: spec.worker_exe,
-                    identity: spec.identity,
-                    observer,
-                    size,
-                    program,
-                    worker,
-                    pending: HashMap::new(),
-                    watches: HashMap::new(),
-                    restarts: VecDeque::new(),
-                    scans_suspended: false,
-                    visible: false,
-                    focused: false,
-                };
-                task.serve(cmd_rx).await;
+        let (obtained, backlog) = match obtain(&spec, &observer).await {
+            Ok(obtained) => {
+                let _ = started_tx.send(Ok(obtained.2));
+                (obtained, Vec::new())
             }
-            Err(message) => {
+            Err(NotStarted::AwaitingResume) => {
+                let awaiting = Started { pid: 0, adopted: false, awaiting_resume: true };
+                let _ = started_tx.send(Ok(awaiting));
+                let mut size = (spec.cols, spec.rows);
+                let backlog = match awaiting::until_resume(&mut cmd_rx, &mut size).await {
+                    Waited::Resume(backlog) => backlog,
+                    Waited::Closed(done) => {
+                        if let Some(done) = done {
+                            let _ = done.send(());
+                        }
+                        return;
+                    }
+                };
+                log::info!("pane {:?}: starting its agent's resume ({}x{})", spec.key, size.0, size.1);
+                match start_fresh(&spec, size, &observer).await {
+                    Ok(obtained) => (obtained, backlog),
+                    Err(message) => {
+                        log::warn!("pane {:?}: could not start its agent's resume: {message}", spec.key);
+                        observer.pane_gone(spec.key, Gone::NeverStarted);
+                        return;
+                    }
+                }
+            }
+            Err(NotStarted::Failed(message)) => {
                 log::warn!("pane {:?}: could not start: {message}", spec.key);
                 let _ = started_tx.send(Err(message));
                 observer.pane_gone(spec.key, Gone::NeverStarted);
+                return;
             }
-        }
+        };
+        let (worker, program, _, size) = obtained;
+        let task = PaneTask {
+            key: spec.key,
+            worker_exe: spec.worker_exe,
+            identity: spec.identity,
+            observer,
+            size,
+            program,
+            worker,
+            pending: HashMap::new(),
+            watches: HashMap::new(),
+            restarts: VecDeque::new(),
+            scans_suspended: false,
+            visible: false,
+            focused: false,
+        };
+        task.serve(cmd_rx, backlog).await;
     });
     (PaneHandle { cmd: cmd_tx }, started_rx)
 }
@@ -100,7 +135,14 @@ pub fn launch(spec: Launch, observer: Observer) -> (PaneHandle, oneshot::Receive
 /// The pane's worker and program, how it started, and its terminal's size.
 type Obtained = (Worker, Program, Started, (u16, u16));
 
-async fn obtain(spec: &Launch, observer: &Observer) -> Result<Obtained, String> {
+/// Why [`obtain`] gave the pane no worker.
+enum NotStarted {
+    Failed(String),
+    /// [`LaunchMode::AdoptOrResume`] found no worker to adopt: the program starts later.
+    AwaitingResume,
+}
+
+async fn obtain(spec: &Launch, observer: &Observer) -> Result<Obtained, NotStarted> {
     let screen = (spec.key, observer.clone());
     if spec.mode != LaunchMode::Spawn {
         match Worker::adopt(&spec.identity, screen.clone()).await {
@@ -116,25 +158,34 @@ async fn obtain(spec: &Launch, observer: &Observer) -> Result<Obtained, String> 
                 // its program knows until a client attaches, so a user re-attaching from the same
                 // terminal causes no resize at all.
                 let pid = program.pid;
-                return Ok((worker, program, Started { pid, adopted: true }, size));
+                return Ok((worker, program, Started { pid, adopted: true, awaiting_resume: false }, size));
             }
-            Err(reason) if spec.mode == LaunchMode::AdoptOnly => return Err(reason),
+            Err(reason) if spec.mode == LaunchMode::AdoptOnly => return Err(NotStarted::Failed(reason)),
+            Err(reason) if spec.mode == LaunchMode::AdoptOrResume => {
+                log::info!("pane {:?}: {reason}; its agent resumes once a client attaches", spec.key);
+                return Err(NotStarted::AwaitingResume);
+            }
             Err(reason) => log::info!("pane {:?}: {reason}; starting its program again", spec.key),
         }
     }
+    start_fresh(spec, (spec.cols, spec.rows), observer).await.map_err(NotStarted::Failed)
+}
+
+/// Starts a new worker that starts `spec`'s program at `size`.
+async fn start_fresh(spec: &Launch, size: (u16, u16), observer: &Observer) -> Result<Obtained, String> {
     let start = Start::Spawn {
         argv: spec.argv.clone(),
         cwd: spec.cwd.clone(),
         env: spec.env.clone(),
-        cols: spec.cols,
-        rows: spec.rows,
-        hold_failure: spec.mode == LaunchMode::AdoptOrSpawn,
+        cols: size.0,
+        rows: size.1,
+        hold_failure: spec.mode != LaunchMode::Spawn,
         replay: spec.replay.clone(),
     };
     let worker_spec = WorkerSpec { exe: &spec.worker_exe, identity: &spec.identity };
-    let (worker, program) = Worker::start_fresh(&worker_spec, start, screen).await?;
+    let (worker, program) = Worker::start_fresh(&worker_spec, start, (spec.key, observer.clone())).await?;
     let pid = program.pid;
-    Ok((worker, program, Started { pid, adopted: false }, (spec.cols, spec.rows)))
+    Ok((worker, program, Started { pid, adopted: false, awaiting_resume: false }, size))
 }
 
 enum Step {
@@ -167,33 +218,32 @@ struct PaneTask {
 /// ids start at 1, and an answer to this id matches nothing pending.
 const TASK_NOTICE_ID: u64 = 0;
 
+/// What the task does after one command.
+enum Flow {
+    Continue,
+    /// Close the pane, then tell `done` (a `Shutdown`) if anyone waits.
+    Close(Option<oneshot::Sender<()>>),
+}
+
 impl PaneTask {
-    async fn serve(mut self, mut cmds: mpsc::UnboundedReceiver<PaneCmd>) {
+    /// Serves `backlog` (commands that arrived before the worker did), then `cmds` and the
+    /// worker's frames until the pane closes or its program exits.
+    async fn serve(mut self, mut cmds: mpsc::UnboundedReceiver<PaneCmd>, backlog: Vec<PaneCmd>) {
+        for cmd in backlog {
+            if let Flow::Close(done) = self.on_cmd(Some(cmd)).await {
+                return self.close_then(done).await;
+            }
+        }
         loop {
             let step = tokio::select! {
                 cmd = cmds.recv() => Step::Cmd(cmd),
                 incoming = self.worker.frames.recv() => Step::Worker(incoming),
             };
             match step {
-                Step::Cmd(Some(PaneCmd::Request { id, body, reply })) => self.forward(id, body, reply).await,
-                Step::Cmd(Some(PaneCmd::Watch { id, body, reply, matches })) => {
-                    self.watches.insert(id, (body.clone(), matches));
-                    self.forward(id, body, reply).await;
-                }
-                Step::Cmd(Some(PaneCmd::Cancel(id))) => {
-                    let watched = self.watches.remove(&id).is_some();
-                    if self.pending.remove(&id).is_some() || watched {
-                        let _ = self.worker.writer.send(&SupervisorToWorker::Cancel { id }, None).await;
+                Step::Cmd(cmd) => {
+                    if let Flow::Close(done) = self.on_cmd(cmd).await {
+                        return self.close_then(done).await;
                     }
-                }
-                Step::Cmd(Some(PaneCmd::Shutdown { done })) => {
-                    self.close().await;
-                    let _ = done.send(());
-                    return;
-                }
-                Step::Cmd(None) => {
-                    self.close().await;
-                    return;
                 }
                 Step::Worker(Some(Incoming::Frame(frame, _))) => {
                     if let Some(gone) = self.on_frame(frame) {
@@ -209,6 +259,34 @@ impl PaneTask {
                     }
                 }
             }
+        }
+    }
+
+    async fn on_cmd(&mut self, cmd: Option<PaneCmd>) -> Flow {
+        match cmd {
+            Some(PaneCmd::Request { id, body, reply }) => self.forward(id, body, reply).await,
+            Some(PaneCmd::Watch { id, body, reply, matches }) => {
+                self.watches.insert(id, (body.clone(), matches));
+                self.forward(id, body, reply).await;
+            }
+            Some(PaneCmd::Cancel(id)) => {
+                let watched = self.watches.remove(&id).is_some();
+                if self.pending.remove(&id).is_some() || watched {
+                    let _ = self.worker.writer.send(&SupervisorToWorker::Cancel { id }, None).await;
+                }
+            }
+            // Its worker was adopted (or its resume already started): nothing waits.
+            Some(PaneCmd::Resume) => {}
+            Some(PaneCmd::Shutdown { done }) => return Flow::Close(Some(done)),
+            None => return Flow::Close(None),
+        }
+        Flow::Continue
+    }
+
+    async fn close_then(self, done: Option<oneshot::Sender<()>>) {
+        self.close().await;
+        if let Some(done) = done {
+            let _ = done.send(());
         }
     }
 

@@ -321,6 +321,7 @@ mod tests {
             persist: false,
             orphan_timeout: crate::DEFAULT_ORPHAN_TIMEOUT,
             pane_history: false,
+            resume_agents: true,
         });
         let key = {
             let mut session = shared.session();
