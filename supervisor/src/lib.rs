@@ -20,6 +20,7 @@ pub mod persist;
 mod reaper;
 pub mod render;
 mod resumes;
+pub mod sd_notify;
 mod server;
 pub mod session;
 mod socket;

@@ -23,7 +23,7 @@ use crate::session::{Effects, Session};
 use crate::socket::{self, BindError, SocketIdentity};
 use crate::state::{HEADLESS_COLS, HEADLESS_ROWS, Launched, Shared};
 use crate::workers::{RuntimeDir, SessionLock};
-use crate::{ServerConfig, clients, logind, pane_history, persist, reaper, resumes};
+use crate::{ServerConfig, clients, logind, pane_history, persist, reaper, resumes, sd_notify};
 
 /// The session's two listening sockets, bound and not yet served, and the session lock that
 /// made binding them ours to do.
@@ -90,6 +90,8 @@ pub async fn run(
     let api = socket::listen(sockets.api).context("could not serve the API socket")?;
     let client_listener = socket::listen(sockets.client).context("could not serve the client socket")?;
     log::info!("herdr supervisor listening on {}", shared.config.api_socket.display());
+    // Both sockets bound, every pane adopted or started: `systemctl start` may return now.
+    sd_notify::notify(sd_notify::State::Ready { main_pid: std::process::id() });
     let saver = tokio::spawn(Autosave::run(shared.clone()));
     let (saving, resuming) = (shared.clone(), shared.clone());
     let runtime = tokio::runtime::Handle::current();
@@ -122,6 +124,7 @@ pub async fn run(
             _ = stop.wait_for(|stopping| *stopping) => break,
         }
     }
+    sd_notify::notify(sd_notify::State::Stopping);
     drop(api);
     sockets.api_identity.remove_if_owned();
     sockets.client_identity.remove_if_owned();

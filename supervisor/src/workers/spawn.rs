@@ -28,7 +28,11 @@ pub fn start(worker_exe: &Path) -> io::Result<Started> {
         .arg(CHILD_LINK_FD.to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::inherit());
+        .stderr(Stdio::inherit())
+        // Ours as a systemd service: a pane program must not be able to notify systemd as the
+        // supervisor, nor take the service's journal stream for its own.
+        .env_remove(crate::sd_notify::NOTIFY_SOCKET_ENV)
+        .env_remove(crate::logging::JOURNAL_STREAM_ENV);
     // SAFETY: only async-signal-safe calls (setsid, dup2, fcntl) run between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
