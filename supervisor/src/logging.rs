@@ -53,10 +53,7 @@ fn stderr_is_journal() -> bool {
     let Ok(stat) = nix::sys::stat::fstat(std::io::stderr().as_fd()) else {
         return false;
     };
-    let (Ok(dev), Ok(ino)) = (u64::try_from(stat.st_dev), u64::try_from(stat.st_ino)) else {
-        return false;
-    };
-    names_stream(std::env::var_os(JOURNAL_STREAM_ENV).as_deref(), dev, ino)
+    names_stream(std::env::var_os(JOURNAL_STREAM_ENV).as_deref(), stat.st_dev, stat.st_ino)
 }
 
 /// Installs the logger once; later calls are ignored.
