@@ -9,6 +9,8 @@
 #   python3-pip   scripts/fetch-libghostty.sh downloads the pinned wheel with pip
 #   nodejs        runs the installed pi/opencode integration plugins in their tests
 #   dbus-daemon   a private system bus for the logind (shutdown save) e2e suite
+#   systemd       a private `systemd --user`, systemctl and systemd-analyze for the service suite
+#   util-linux    unshare: that manager's private mount namespace
 set -euo pipefail
 
 missing=()
@@ -24,6 +26,9 @@ need_cmd python3 python3
 need_cmd stty coreutils
 need_cmd node nodejs
 need_cmd dbus-daemon dbus-daemon
+need_cmd systemctl systemd
+need_cmd systemd-analyze systemd
+need_cmd unshare util-linux
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 if command -v dpkg-query >/dev/null 2>&1; then
   need_pkg libssl-dev

@@ -50,6 +50,8 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 pub struct TestServer {
     root: TempDir,
     socket: PathBuf,
+    /// The default session's data dir (`session.json`).
+    data_dir: PathBuf,
     env: Vec<(String, String)>,
     child: Option<Child>,
     log: PathBuf,
@@ -128,9 +130,11 @@ impl TestServer {
             }
         }
         let log = base.join("server.log");
+        let data_dir = base.join("config").join(herdr_protocol::paths::APP_DIR_NAME);
         Self {
             root,
             socket,
+            data_dir,
             env,
             child: None,
             log,
@@ -257,6 +261,16 @@ impl TestServer {
         kill(Pid::from_raw(self.server_pid()), signal).expect("signal the server");
     }
 
+    /// Drops `HERDR_SOCKET_PATH` and `XDG_CONFIG_HOME` from this test's environment, so the
+    /// session's sockets and data dir are the defaults every client resolves from `HOME` alone
+    /// (`$HOME/.config/herdr/`), as for a server started by systemd with the user's environment.
+    pub fn use_default_paths(&mut self) {
+        self.env.retain(|(k, _)| k != "HERDR_SOCKET_PATH" && k != "XDG_CONFIG_HOME");
+        self.data_dir =
+            self.root.path().join("home").join(".config").join(herdr_protocol::paths::APP_DIR_NAME);
+        self.socket = self.data_dir.join(herdr_protocol::paths::API_SOCKET_NAME);
+    }
+
     /// The session's saved layout: `session.json` in the default session's data dir
     /// (`$XDG_CONFIG_HOME/herdr/`).
     pub fn session_json_path(&self) -> PathBuf {
@@ -265,7 +279,7 @@ impl TestServer {
 
     /// The default session's data dir (`$XDG_CONFIG_HOME/herdr/`).
     pub fn data_dir(&self) -> PathBuf {
-        self.root.path().join("config").join(herdr_protocol::paths::APP_DIR_NAME)
+        self.data_dir.clone()
     }
 
     /// The session's runtime dir beside the API socket (`<tmp>/sock/herdr-run/`): the secret and
