@@ -14,6 +14,10 @@
 //! the host lacks it, on a tmpfs inside that namespace only. Cleanup kills everything in the
 //! child cgroup and removes it. A machine without `unshare`, `systemd`, `systemctl` or a v2
 //! hierarchy fails the test (scripts/install-test-deps.sh installs the packages).
+//!
+//! journald: a supervisor whose stderr is the `$JOURNAL_STREAM` sends structured records to
+//! journald's socket, which a second private mount namespace binds to this test's own datagram
+//! socket (there is no journald in the user manager above).
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -379,4 +383,69 @@ fn herdr_runs_as_a_systemd_user_service_and_survives_a_supervisor_crash() {
     procs::wait_gone("every pane's shell and worker after stop", &[shells.clone(), workers].concat());
     let saved = session_file::read(&server.session_json_path()).expect("session.json after stop");
     assert_eq!(session_file::panes(&saved).len(), 2, "the stop saved the whole layout: {saved}");
+}
+
+/// Run by `unshare -m --propagation private sh -c`: journald's socket path, in this namespace
+/// only, is the test's own datagram socket.
+const JOURNAL_AT: &str = r#"set -eu
+mount -t tmpfs -o mode=0755 tmpfs /run/systemd
+mkdir /run/systemd/journal
+touch /run/systemd/journal/socket
+mount --bind "$HERDR_E2E_JOURNAL" /run/systemd/journal/socket
+unset HERDR_E2E_JOURNAL
+exec "$@"
+"#;
+
+#[test]
+fn a_supervisor_on_the_journal_stream_logs_structured_records_to_journald() {
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::net::UnixDatagram;
+
+    let server = TestServer::prepare();
+    let listener_path = server.root().join("journal.sock");
+    let journal = UnixDatagram::bind(&listener_path).expect("bind the stand-in journal socket");
+    journal.set_read_timeout(Some(Duration::from_secs(1))).expect("read timeout");
+    let log = server.root().join("server.log");
+    let stderr = fs::File::create(&log).expect("create the server log");
+    let meta = stderr.metadata().expect("stat the log");
+    let mut supervisor = server
+        .command(require("unshare"))
+        .args(["-m", "--propagation", "private", "sh", "-c", JOURNAL_AT, "sh"])
+        .arg(binaries::binary("herdr"))
+        .arg("server")
+        // What systemd sets when it connects stderr to the journal: stderr's device:inode.
+        .env("JOURNAL_STREAM", format!("{}:{}", meta.dev(), meta.ino()))
+        .env("HERDR_E2E_JOURNAL", &listener_path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .expect("start herdr server in a mount namespace");
+    let mut records = Vec::new();
+    let listening = wait_until("the \"listening\" record on the journal socket", PATIENCE, || {
+        if let Ok(Some(status)) = supervisor.try_wait() {
+            panic!("herdr server exited ({status}): {}", fs::read_to_string(&log).unwrap_or_default());
+        }
+        let mut buf = vec![0u8; 64 * 1024];
+        if let Ok(n) = journal.recv(&mut buf) {
+            records.push(String::from_utf8_lossy(&buf[..n]).into_owned());
+        }
+        records
+            .iter()
+            .find(|r| r.contains("herdr supervisor listening"))
+            .cloned()
+            .ok_or_else(|| format!("{records:?}"))
+    });
+    // MESSAGE is length-encoded (`MESSAGE\n`, a little-endian u64, the bytes), the rest plain.
+    for field in
+        ["PRIORITY=5\n", "SYSLOG_IDENTIFIER=herdr\n", "\nMESSAGE\n", "CODE_MODULE=herdr_supervisor::server\n"]
+    {
+        assert!(listening.contains(field), "no {field:?} in {listening:?}");
+    }
+    let text = fs::read_to_string(&log).unwrap_or_default();
+    assert!(!text.contains("listening"), "the record went to stderr as well: {text}");
+    server.cli(&["server", "stop"]);
+    wait_until("the supervisor to exit", PATIENCE, || {
+        supervisor.try_wait().ok().flatten().ok_or_else(|| "running".to_owned())
+    });
 }
