@@ -191,6 +191,20 @@ fn live_handoff_keeps_every_program_and_terminal() {
     assert_eq!(status["server"]["capabilities"]["live_handoff"], true);
 }
 
+/// Speaks the importer's side up to the `fds` step, then exits without adopting anything.
+const DYING_IMPORTER: &str = r#"#!/usr/bin/env python3
+import json, socket, sys
+sock, token = sys.argv[-2], sys.argv[-1]
+s = socket.socket(socket.AF_UNIX)
+s.connect(sock)
+f = s.makefile("rwb", buffering=0)
+f.write((json.dumps({"step": "hello", "token": token}) + "\n").encode())
+f.readline()
+f.write(b'{"step":"validated"}\n')
+msg, fds, _, _ = socket.recv_fds(s, 4096, 8)
+sys.exit(1)
+"#;
+
 #[test]
 fn a_failed_handoff_leaves_the_old_supervisor_serving() {
     let mut server = TestServer::start();
@@ -210,6 +224,15 @@ fn a_failed_handoff_leaves_the_old_supervisor_serving() {
     let exits = server.cli(&["server", "live-handoff", "--import-exe", "/bin/false"]);
     assert!(!exits.status.success(), "an importer that exits must fail the handoff: {exits:?}");
     assert!(exits.stderr.contains("handoff_failed"), "{exits:?}");
+
+    // An importer that takes the sockets and then dies: the old one has let go of every worker
+    // by then, and must take each one back.
+    let dies = server.work_dir("dying-importer").join("herdr");
+    std::fs::write(&dies, DYING_IMPORTER).expect("write the importer");
+    std::fs::set_permissions(&dies, std::os::unix::fs::PermissionsExt::from_mode(0o700)).expect("chmod");
+    let died = server.cli(&["server", "live-handoff", "--import-exe", dies.to_str().expect("utf-8")]);
+    assert!(!died.status.success(), "an importer that dies after the fds must fail the handoff: {died:?}");
+    assert!(server.log_text().contains("took worker"), "workers taken back:\n{}", server.log_tail());
 
     assert!(server.server_exited().is_none(), "the old supervisor still runs");
     assert_eq!(server.server_pid(), old_pid);
