@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """herdr vs tmux on this machine, in one run. Prints a markdown table and writes it to --out.
 
-Suites (select with --only core,agents,tui,durability; default all; bench/README.md has each
+Suites (select with --only core,agents,tui,durability,handoff; default all; bench/README.md has each
 method):
   core    output consumption, pane read latency, idle CPU and wakeups, RSS (20 shell panes)
   agents  blocker-to-event latency, detection CPU with 20 agent panes (scripted fake agents)
@@ -10,6 +10,7 @@ method):
           terminal for both)
   durability  kill -9 of the supervisor with 1/20/100 panes until every pane answers again
           (re-adoption), session.json save time and size with 100 panes (herdr only)
+  handoff     `herdr server live-handoff` with 1/20/100 panes: swap time, output pause, API silence
 
 Public tools only: tmux, python3, /proc. No timed assertions: this measures, it never fails on
 a number. Everything it starts is killed at the end (own process group + /proc tree walk; the
@@ -28,6 +29,7 @@ sys.dont_write_bytecode = True  # keep the repo free of __pycache__
 import agents_suite  # noqa: E402
 import core  # noqa: E402
 import durability  # noqa: E402
+import handoff  # noqa: E402
 import report  # noqa: E402
 import tui_suite  # noqa: E402
 
@@ -36,6 +38,7 @@ SUITES = {
     "agents": ("Agents (issue 3): scripted fake agents", agents_suite.run),
     "tui": ("Terminal UI (issue 4): attached in a python pty", tui_suite.run),
     "durability": ("Durability: supervisor kill -9 and session.json (herdr only)", durability.run),
+    "handoff": ("Live handoff to a second binary (herdr only)", handoff.run),
 }
 
 

@@ -120,6 +120,12 @@ pub enum Plan {
         no_session: bool,
     },
     ServerStop,
+    /// `herdr server --handoff-import <socket> <token>` (hidden): a live handoff's importer.
+    ServerImport {
+        no_session: bool,
+        socket: std::path::PathBuf,
+        token: String,
+    },
     /// `agent start`: a guarded conversation of several requests.
     AgentStart(agent::start::StartArgs),
     /// `herdr session …`: local, across sessions.
@@ -140,6 +146,18 @@ pub fn plan(command: Command, caller: &Caller) -> Result<Plan, UsageError> {
             }
             (Some(ServerAction::ReloadAgentManifests), _) => {
                 Plan::Call(server::reload_agent_manifests_call())
+            }
+            (Some(ServerAction::LiveHandoff { import_exe, expected_protocol, expected_version }), _) => {
+                Plan::Call(server::live_handoff_call(
+                    import_exe.as_deref(),
+                    expected_protocol,
+                    expected_version.as_deref(),
+                ))
+            }
+            (None, _) if args.handoff_import.is_some() => {
+                let mut import = args.handoff_import.unwrap_or_default().into_iter();
+                let (socket, token) = (import.next().unwrap_or_default(), import.next().unwrap_or_default());
+                Plan::ServerImport { no_session: args.no_session, socket: socket.into(), token }
             }
             (None, true) => Plan::ServerDetach { no_session: args.no_session },
             (None, false) => Plan::ServerForeground { no_session: args.no_session },
@@ -178,6 +196,9 @@ fn dispatch(command: Command, session: Option<&str>, caller: &Caller) -> Rendere
         Plan::ServerForeground { no_session } => target().map(|t| server::run_foreground(&t, no_session)),
         Plan::ServerDetach { no_session } => target().map(|t| server::detach(&t, no_session)),
         Plan::ServerStop => target().map(|t| server::stop(&t)),
+        Plan::ServerImport { no_session, socket, token } => {
+            target().map(|t| server::run_import(&t, no_session, &socket, &token))
+        }
         Plan::AgentStart(args) => target().map(|t| agent::start::run_against(&t, &args)),
     };
     result.unwrap_or_else(|refused| refused)

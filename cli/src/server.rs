@@ -41,6 +41,9 @@ pub struct ServerArgs {
     /// Neither restore nor save `session.json` (the layout starts empty and is not kept)
     #[arg(long)]
     pub no_session: bool,
+    /// Internal: take over a running server's session in a live handoff (`<socket> <token>`)
+    #[arg(long, num_args = 2, value_names = ["SOCKET", "TOKEN"], hide = true)]
+    pub handoff_import: Option<Vec<String>>,
     #[command(subcommand)]
     pub action: Option<ServerAction>,
 }
@@ -58,6 +61,45 @@ pub enum ServerAction {
     },
     /// Reload local agent detection manifest overrides
     ReloadAgentManifests,
+    /// Hand the running server to a new binary without ending any pane
+    LiveHandoff {
+        /// The binary to hand over to (default: this one)
+        #[arg(long)]
+        import_exe: Option<PathBuf>,
+        /// Refuse unless the new binary speaks this API protocol
+        #[arg(long)]
+        expected_protocol: Option<u32>,
+        /// Refuse unless the new binary is this version
+        #[arg(long)]
+        expected_version: Option<String>,
+    },
+}
+
+pub fn live_handoff_call(
+    import_exe: Option<&Path>,
+    expected_protocol: Option<u32>,
+    expected_version: Option<&str>,
+) -> ApiCall {
+    // An absolute path: the server resolves it, from its own working directory.
+    let exe =
+        import_exe.map(|p| std::path::absolute(p).unwrap_or_else(|_| p.to_owned()).display().to_string());
+    ApiCall::silent(
+        ApiRequest::new("cli:server:live-handoff", "server.live_handoff")
+            .with_opt("import_exe", exe)
+            .with_opt("expected_protocol", expected_protocol)
+            .with_opt("expected_version", expected_version.map(str::to_owned)),
+    )
+}
+
+/// `herdr server --handoff-import <socket> <token>`: the importer a live handoff starts.
+pub fn run_import(target: &Target, no_session: bool, socket: &Path, token: &str) -> Rendered {
+    herdr_supervisor::logging::init();
+    let result = server_config(target, no_session)
+        .and_then(|config| herdr_supervisor::import_blocking(config, socket, token));
+    match result {
+        Ok(()) => Rendered::default(),
+        Err(err) => Rendered::stderr(format!("herdr server --handoff-import: {err:#}\n"), EXIT_ERROR),
+    }
 }
 
 pub fn reload_config_call() -> ApiCall {

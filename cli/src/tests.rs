@@ -273,6 +273,36 @@ fn notification_api_and_server_requests() {
 }
 
 #[test]
+fn server_live_handoff_builds_its_request_and_the_importer_flag_is_hidden() {
+    let call = planned_call(&["server", "live-handoff"]);
+    assert_eq!(call.reply, Reply::Silent);
+    assert_eq!(
+        call.request.to_value(),
+        json!({"id": "cli:server:live-handoff", "method": "server.live_handoff", "params": {}})
+    );
+    assert_eq!(
+        request(&[
+            "server",
+            "live-handoff",
+            "--import-exe",
+            "/opt/herdr",
+            "--expected-protocol",
+            "22",
+            "--expected-version",
+            "0.9.0"
+        ])["params"],
+        json!({"import_exe": "/opt/herdr", "expected_protocol": 22, "expected_version": "0.9.0"})
+    );
+    let command = parse(&["server", "--handoff-import", "/run/h.sock", "tok"]).command.expect("a command");
+    match plan(command, &Caller::default()) {
+        Ok(Plan::ServerImport { no_session: false, socket, token }) => {
+            assert_eq!((socket.to_str(), token.as_str()), (Some("/run/h.sock"), "tok"));
+        }
+        other => panic!("not the importer: {other:?}"),
+    }
+}
+
+#[test]
 fn server_and_status_plans() {
     let plan_of =
         |argv: &[&str]| plan(parse(argv).command.expect("command"), &Caller::default()).expect("plans");

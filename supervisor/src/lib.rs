@@ -11,6 +11,7 @@ pub mod api;
 mod autosave;
 mod clients;
 pub mod config;
+mod handoff;
 mod hub;
 pub mod keymap;
 pub mod logging;
@@ -30,6 +31,7 @@ mod workers;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use handoff::import_blocking;
 pub use server::{Sockets, run, serve_blocking};
 
 /// How long a worker that lost its supervisor waits for the next one before it hangs up its

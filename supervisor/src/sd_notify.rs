@@ -23,6 +23,9 @@ pub enum State {
     Ready { main_pid: u32 },
     /// An orderly stop has begun.
     Stopping,
+    /// A live handoff committed: `pid` (the importer) is the service's main process now. Sent by
+    /// the old main process, the only one `NotifyAccess=main` listens to, before it exits.
+    MainPid(u32),
 }
 
 impl State {
@@ -33,6 +36,7 @@ impl State {
             State::Stopping => {
                 "STOPPING=1\nSTATUS=stopping: saving the session, ending every pane\n".to_owned()
             }
+            State::MainPid(pid) => format!("MAINPID={pid}\nSTATUS=handed over to {pid}\n"),
         }
     }
 }

@@ -8,6 +8,7 @@
 //! `recovered` workspace. Clients that connect meanwhile wait in the listen backlog.
 
 use std::future::Future;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::net::UnixListener;
 use std::sync::Arc;
@@ -23,17 +24,19 @@ use crate::session::{Effects, Session};
 use crate::socket::{self, BindError, SocketIdentity};
 use crate::state::{HEADLESS_COLS, HEADLESS_ROWS, Launched, Shared};
 use crate::workers::{RuntimeDir, SessionLock};
-use crate::{ServerConfig, clients, logind, pane_history, persist, reaper, resumes, sd_notify};
+use crate::{ServerConfig, clients, handoff, logind, pane_history, persist, reaper, resumes, sd_notify};
 
 /// The session's two listening sockets, bound and not yet served, and the session lock that
 /// made binding them ours to do.
 #[derive(Debug)]
 pub struct Sockets {
-    _lock: SessionLock,
+    lock: SessionLock,
     api: UnixListener,
     client: UnixListener,
     api_identity: SocketIdentity,
     client_identity: SocketIdentity,
+    /// Set for a live handoff's importer: told `ready` after the adoption phase.
+    import: Option<handoff::wire::Conversation>,
 }
 
 impl Sockets {
@@ -52,14 +55,45 @@ impl Sockets {
             }
         };
         let client_identity = SocketIdentity::of(&config.client_socket);
-        Ok(Self { _lock: lock, api, client, api_identity, client_identity })
+        Ok(Self { lock, api, client, api_identity, client_identity, import: None })
+    }
+
+    /// The sockets and lock a live handoff passed (`conv` is told when the adoption is done).
+    pub(crate) fn handed_over(
+        config: &ServerConfig,
+        lock: OwnedFd,
+        api: OwnedFd,
+        client: OwnedFd,
+        conv: handoff::wire::Conversation,
+    ) -> std::io::Result<Self> {
+        let (api, client) = (UnixListener::from(api), UnixListener::from(client));
+        // Shared with the old supervisor's description, which is non-blocking already; said
+        // again so the reactor never blocks on an accept.
+        api.set_nonblocking(true)?;
+        client.set_nonblocking(true)?;
+        Ok(Self {
+            lock: SessionLock::inherited(lock),
+            api,
+            client,
+            api_identity: SocketIdentity::of(&config.api_socket),
+            client_identity: SocketIdentity::of(&config.client_socket),
+            import: Some(conv),
+        })
+    }
+
+    /// Dups of what a live handoff passes on.
+    fn passable(&self) -> std::io::Result<handoff::Passable> {
+        Ok(handoff::Passable {
+            lock: self.lock.fd().try_clone_to_owned()?,
+            api: self.api.as_fd().try_clone_to_owned()?,
+            client: self.client.as_fd().try_clone_to_owned()?,
+        })
     }
 }
 
 /// `herdr server`: binds, then runs until `server.stop`, SIGTERM or SIGINT. Blocks the thread.
 pub fn serve_blocking(config: ServerConfig) -> anyhow::Result<()> {
-    raise_fd_limit();
-    reaper::become_subreaper().context("could not become a child subreaper")?;
+    prepare_process()?;
     let sockets = Sockets::bind(&config)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -69,6 +103,12 @@ pub fn serve_blocking(config: ServerConfig) -> anyhow::Result<()> {
         let stop = termination()?;
         run(config, sockets, stop).await
     })
+}
+
+/// What every supervisor process does first (`serve_blocking`, a handoff's importer).
+pub(crate) fn prepare_process() -> anyhow::Result<()> {
+    raise_fd_limit();
+    reaper::become_subreaper().context("could not become a child subreaper")
 }
 
 /// Runs a supervisor on `sockets` until `shutdown` resolves or `server.stop` is called, then
@@ -86,6 +126,14 @@ pub async fn run(
     let shared = Shared::with_session(config, runtime, autosave, session);
     tokio::spawn(reaper::reap_forever());
     adopt_and_restore(&shared, restored).await;
+    let mut sockets = sockets;
+    if let Some(conv) = sockets.import.take() {
+        handoff::announce_ready(conv).await;
+    }
+    match sockets.passable() {
+        Ok(passable) => shared.handoff.offer(passable),
+        Err(e) => log::warn!("live handoff unavailable: cannot dup the session's sockets: {e}"),
+    }
 
     let api = socket::listen(sockets.api).context("could not serve the API socket")?;
     let client_listener = socket::listen(sockets.client).context("could not serve the client socket")?;
@@ -113,9 +161,14 @@ pub async fn run(
     }
 
     let mut stop = shared.shutdown_signal();
+    // During a live handoff nothing is accepted: connections wait in the backlog for whoever
+    // serves next.
+    let mut swapping = shared.handoff.swapping();
     loop {
+        let paused = *swapping.borrow_and_update();
         tokio::select! {
-            accepted = api.accept() => match accepted {
+            _ = swapping.changed() => {}
+            accepted = api.accept(), if !paused => match accepted {
                 Ok((stream, _)) => {
                     tokio::spawn(transport::serve(shared.clone(), stream));
                 }
@@ -124,8 +177,18 @@ pub async fn run(
             _ = stop.wait_for(|stopping| *stopping) => break,
         }
     }
-    sd_notify::notify(sd_notify::State::Stopping);
     drop(api);
+    if shared.handoff.committed() {
+        // The importer serves the session now, on these very sockets, with these workers; under
+        // systemd it becomes the service's main process before this one exits.
+        sd_notify::notify(sd_notify::State::MainPid(shared.handoff.successor()));
+        saver.abort();
+        shutdown_notices.abort();
+        let _ = tokio::time::timeout(Duration::from_secs(2), clients).await;
+        log::info!("herdr supervisor handed the session over");
+        return Ok(());
+    }
+    sd_notify::notify(sd_notify::State::Stopping);
     sockets.api_identity.remove_if_owned();
     sockets.client_identity.remove_if_owned();
     // Saved before any pane closes, so the file keeps the whole layout.
@@ -263,7 +326,7 @@ async fn close_all_panes(shared: &Arc<Shared>) {
 
 /// Resolves on SIGTERM or SIGINT. SIGHUP is ignored: a daemon outlives the terminal that started
 /// it.
-fn termination() -> anyhow::Result<impl Future<Output = ()> + Send + 'static> {
+pub(crate) fn termination() -> anyhow::Result<impl Future<Output = ()> + Send + 'static> {
     let mut term = signal(SignalKind::terminate()).context("SIGTERM handler")?;
     let mut int = signal(SignalKind::interrupt()).context("SIGINT handler")?;
     let mut hup = signal(SignalKind::hangup()).context("SIGHUP handler")?;

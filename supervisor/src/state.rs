@@ -38,6 +38,8 @@ pub struct Shared {
     pub screens: Screens,
     /// Restored panes whose agent resume waits for the first client to size the layout.
     pub resumes: PendingResumes,
+    /// Live handoff: whether one is under way, and what it passes.
+    pub handoff: crate::handoff::Handoff,
     next_request: AtomicU64,
     shutdown: watch::Sender<bool>,
     me: Weak<Shared>,
@@ -90,6 +92,7 @@ impl Shared {
             hub: Hub::new(),
             screens: Screens::default(),
             resumes: PendingResumes::default(),
+            handoff: crate::handoff::Handoff::default(),
             next_request: AtomicU64::new(1),
             shutdown: watch::channel(false).0,
             me: me.clone(),
@@ -127,6 +130,12 @@ impl Shared {
     /// Every live pane's handle (broadcasts such as manifest reloads).
     pub fn all_pane_handles(&self) -> Vec<PaneHandle> {
         self.panes().handles()
+    }
+
+    /// This state's own `Arc` (for work that outlives a borrowed `&Shared`); `None` while it is
+    /// being dropped.
+    pub fn arc(&self) -> Option<Arc<Shared>> {
+        self.me.upgrade()
     }
 
     pub fn next_request_id(&self) -> u64 {

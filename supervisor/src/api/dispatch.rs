@@ -19,6 +19,7 @@ pub async fn dispatch(shared: &Shared, req: &Request) -> Result<ApiResult, Failu
     match req.method.as_str() {
         "ping" => Ok(server_methods::ping()),
         "server.stop" => Ok(ApiResult::Ok),
+        "server.live_handoff" => server_methods::live_handoff(shared, req).await,
         "server.reload_config" => Ok(ui_methods::reload(shared)),
         "notification.show" => ui_methods::notification_show(shared, req),
         "pane.read" => panes::read(shared, req).await,

@@ -245,14 +245,21 @@ pub async fn subscribe(
     let mut changes = shared.hub.watch();
     let mut screens = shared.screens.watch();
     let mut stop = shared.shutdown_signal();
+    let mut swapping = shared.handoff.swapping();
     loop {
         let wake = tokio::select! {
+            () = crate::handoff::began(&mut swapping) => Wake::HandingOver,
             changed = changes.changed() => if changed.is_err() { return } else { Wake::Hub },
             _ = screens.changed(), if !filter.scrolls.is_empty() => Wake::Screens,
             Some(line) = matched_rx.recv() => Wake::Matched(line),
             () = hangup(&mut reader) => return,
             _ = stop.wait_for(|s| *s) => return,
         };
+        if let Wake::HandingOver = wake {
+            let _ =
+                write_line(&mut writer, &envelope::error_line(&req.id, &crate::handoff::ended_error())).await;
+            return;
+        }
         if let Wake::Matched(line) = wake {
             if write_line(&mut writer, &line.to_string()).await.is_err() {
                 return;
@@ -290,6 +297,8 @@ enum Wake {
     /// A mirrored screen changed (a scroll position may have).
     Screens,
     Matched(Value),
+    /// A live handoff began: the stream ends with an error (resubscribe to the next server).
+    HandingOver,
 }
 
 enum OutputWatchError {

@@ -45,15 +45,18 @@ pub async fn serve(shared: Arc<Shared>, stream: UnixStream) {
     }
     let outcome = if dispatch::waits(&req.method) {
         // Long waits are abandoned when the client goes away.
+        let mut swapping = shared.handoff.swapping();
         tokio::select! {
             outcome = dispatch::dispatch(&shared, &req) => outcome,
             () = hangup(&mut reader) => return,
+            () = crate::handoff::began(&mut swapping) => Err(crate::handoff::ended_error().into()),
         }
     } else {
         dispatch::dispatch(&shared, &req).await
     };
     let _ = write_line(&mut writer, &envelope::outcome_line(&req.id, &outcome)).await;
-    if req.method == "server.stop" && outcome.is_ok() {
+    // A committed handoff stops this supervisor too, ending nothing (`server::run`).
+    if matches!(req.method.as_str(), "server.stop" | "server.live_handoff") && outcome.is_ok() {
         shared.begin_shutdown();
     }
 }

@@ -379,9 +379,16 @@ pub async fn serve(shared: Arc<Shared>, listener: UnixListener) {
     tokio::spawn(notify::watch_agents(shared.clone()));
     let mut stop = shared.shutdown_signal();
     let mut connections = JoinSet::new();
+    let mut swapping = shared.handoff.swapping();
     loop {
+        let paused = *swapping.borrow_and_update();
         tokio::select! {
-            accepted = listener.accept() => match accepted {
+            // A live handoff drops every terminal without `Shutdown`: each one sees its
+            // connection close, shows "reconnecting…" and finds whoever serves next.
+            _ = swapping.changed() => if *swapping.borrow() {
+                connections.abort_all();
+            },
+            accepted = listener.accept(), if !paused => match accepted {
                 Ok((stream, _)) => {
                     connections.spawn(conn::serve(hub.clone(), stream));
                 }

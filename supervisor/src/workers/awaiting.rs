@@ -43,6 +43,12 @@ pub(super) async fn until_resume(
                 None => held.push(PaneCmd::Request { id, body, reply }),
             },
             Some(watch @ PaneCmd::Watch { .. }) => held.push(watch),
+            // No worker to hand over: the next supervisor finds none either and waits too.
+            Some(PaneCmd::Release { released, verdict }) => {
+                if released.send(()).is_ok() && !matches!(verdict.await, Ok(true)) {
+                    return Waited::Closed(None);
+                }
+            }
         }
     }
 }
@@ -70,7 +76,7 @@ fn answer_now(body: &WorkerRequest, size: &mut (u16, u16)) -> Option<WorkerRespo
 fn held_id(cmd: &PaneCmd) -> Option<u64> {
     match cmd {
         PaneCmd::Request { id, .. } | PaneCmd::Watch { id, .. } => Some(*id),
-        PaneCmd::Cancel(_) | PaneCmd::Resume | PaneCmd::Shutdown { .. } => None,
+        PaneCmd::Cancel(_) | PaneCmd::Resume | PaneCmd::Shutdown { .. } | PaneCmd::Release { .. } => None,
     }
 }
 

@@ -39,6 +39,13 @@ fn frame_error(e: FrameError) -> io::Error {
 }
 
 impl LinkWriter {
+    /// Closes the link both ways without a `Shutdown`: the worker reads EOF and waits to be
+    /// adopted, and our reader ends (a live handoff's release).
+    pub fn hang_up(&self) {
+        // SAFETY: shutdown(2) on the socket this writer shares; the fd stays open and owned.
+        unsafe { libc::shutdown(self.stream.as_raw_fd(), libc::SHUT_RDWR) };
+    }
+
     /// Writes one frame; `fd`, when given, travels with the frame's first byte.
     pub async fn send(&self, msg: &SupervisorToWorker, fd: Option<BorrowedFd<'_>>) -> io::Result<()> {
         let bytes = encode_frame(msg).map_err(frame_error)?;

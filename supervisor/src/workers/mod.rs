@@ -18,6 +18,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::session::PaneKey;
 
 pub use pane_task::{Launch, LaunchMode, Started, launch};
+pub use pidfd::PidFd;
 pub use runtime::{RuntimeDir, RuntimeDirError, SessionLock};
 
 #[derive(Debug)]
@@ -41,6 +42,30 @@ pub(crate) enum PaneCmd {
     Shutdown {
         done: oneshot::Sender<()>,
     },
+    /// A live handoff: close the worker's link without `Shutdown`, say so on `released`, then
+    /// take the worker back if `verdict` says `true` (the handoff failed), else end.
+    Release {
+        released: oneshot::Sender<()>,
+        verdict: oneshot::Receiver<bool>,
+    },
+}
+
+/// A pane whose worker link a live handoff closed: decide what becomes of it.
+#[derive(Debug)]
+pub struct Released {
+    verdict: oneshot::Sender<bool>,
+}
+
+impl Released {
+    /// The handoff failed: the pane's task adopts its worker again.
+    pub fn reclaim(self) {
+        let _ = self.verdict.send(true);
+    }
+
+    /// The next supervisor has the worker: the pane's task ends without touching it.
+    pub fn hand_over(self) {
+        let _ = self.verdict.send(false);
+    }
 }
 
 /// The supervisor's handle on one pane's supervision task.
@@ -116,6 +141,16 @@ impl PaneHandle {
     /// no worker to adopt; after the resizes already sent, so it starts at the pane's size.
     pub fn start_resume(&self) {
         let _ = self.cmd.send(PaneCmd::Resume);
+    }
+
+    /// Closes the link to the pane's worker without ending it (a live handoff). `None` when
+    /// the task is gone or did not answer within `limit`.
+    pub async fn release(&self, limit: std::time::Duration) -> Option<Released> {
+        let (released, released_rx) = oneshot::channel();
+        let (verdict, verdict_rx) = oneshot::channel();
+        self.cmd.send(PaneCmd::Release { released, verdict: verdict_rx }).ok()?;
+        tokio::time::timeout(limit, released_rx).await.ok()?.ok()?;
+        Some(Released { verdict })
     }
 
     /// Closes the pane: the worker hangs up the program and exits. Resolves when it is gone.

@@ -18,6 +18,8 @@ use super::start::{Incoming, Program, Worker, WorkerSpec};
 use super::{Gone, Observer, PaneCmd, PaneHandle, WatchMatch};
 use crate::session::PaneKey;
 
+mod release;
+
 /// How long a closing worker gets to hang up its program before both are killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 /// A worker that keeps dying is given up on after this many restarts inside the window.
@@ -145,7 +147,7 @@ enum NotStarted {
 async fn obtain(spec: &Launch, observer: &Observer) -> Result<Obtained, NotStarted> {
     let screen = (spec.key, observer.clone());
     if spec.mode != LaunchMode::Spawn {
-        match Worker::adopt(&spec.identity, screen.clone()).await {
+        match adopt_when_released(&spec.identity, screen.clone()).await {
             Ok((worker, program, size)) => {
                 log::info!(
                     "pane {:?}: adopted worker {} (program {}, uid {})",
@@ -169,6 +171,27 @@ async fn obtain(spec: &Launch, observer: &Observer) -> Result<Obtained, NotStart
         }
     }
     start_fresh(spec, (spec.cols, spec.rows), observer).await.map_err(NotStarted::Failed)
+}
+
+/// How long an adoption waits for a worker still linked to the supervisor that is handing the
+/// session over (it closes its links just before the importer adopts them).
+const RELEASE_WAIT: Duration = Duration::from_secs(3);
+
+/// [`Worker::adopt`], tried again while the worker says a supervisor is still linked: during a
+/// live handoff the old supervisor's hang-up may reach the worker just after our `Adopt`.
+async fn adopt_when_released(
+    identity: &WorkerIdentity,
+    screen: super::start::ScreenSink,
+) -> Result<(Worker, Program, (u16, u16)), String> {
+    let deadline = Instant::now() + RELEASE_WAIT;
+    loop {
+        match Worker::adopt(identity, screen.clone()).await {
+            Err(reason) if reason.contains("linked to a running supervisor") && Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            outcome => return outcome,
+        }
+    }
 }
 
 /// Starts a new worker that starts `spec`'s program at `size`.
@@ -221,6 +244,8 @@ const TASK_NOTICE_ID: u64 = 0;
 /// What the task does after one command.
 enum Flow {
     Continue,
+    /// The pane went to the next supervisor: end the task without touching the worker.
+    HandedOver,
     /// Close the pane, then tell `done` (a `Shutdown`) if anyone waits.
     Close(Option<oneshot::Sender<()>>),
 }
@@ -230,8 +255,10 @@ impl PaneTask {
     /// worker's frames until the pane closes or its program exits.
     async fn serve(mut self, mut cmds: mpsc::UnboundedReceiver<PaneCmd>, backlog: Vec<PaneCmd>) {
         for cmd in backlog {
-            if let Flow::Close(done) = self.on_cmd(Some(cmd)).await {
-                return self.close_then(done).await;
+            match self.on_cmd(Some(cmd)).await {
+                Flow::Close(done) => return self.close_then(done).await,
+                Flow::HandedOver => return,
+                Flow::Continue => {}
             }
         }
         loop {
@@ -240,11 +267,11 @@ impl PaneTask {
                 incoming = self.worker.frames.recv() => Step::Worker(incoming),
             };
             match step {
-                Step::Cmd(cmd) => {
-                    if let Flow::Close(done) = self.on_cmd(cmd).await {
-                        return self.close_then(done).await;
-                    }
-                }
+                Step::Cmd(cmd) => match self.on_cmd(cmd).await {
+                    Flow::Close(done) => return self.close_then(done).await,
+                    Flow::HandedOver => return,
+                    Flow::Continue => {}
+                },
                 Step::Worker(Some(Incoming::Frame(frame, _))) => {
                     if let Some(gone) = self.on_frame(frame) {
                         self.observer.pane_gone(self.key, gone);
@@ -278,6 +305,7 @@ impl PaneTask {
             // Its worker was adopted (or its resume already started): nothing waits.
             Some(PaneCmd::Resume) => {}
             Some(PaneCmd::Shutdown { done }) => return Flow::Close(Some(done)),
+            Some(PaneCmd::Release { released, verdict }) => return self.release(released, verdict).await,
             None => return Flow::Close(None),
         }
         Flow::Continue
@@ -377,28 +405,7 @@ impl PaneTask {
                     self.program.pid
                 );
                 self.worker = worker;
-                let resend = self.pending.iter().map(|(id, (body, _))| (id, body));
-                // A watch still waiting for its first answer is in `pending` already.
-                let rewatch = self
-                    .watches
-                    .iter()
-                    .filter(|(id, _)| !self.pending.contains_key(*id))
-                    .map(|(id, (body, _))| (id, body));
-                for (id, body) in resend.chain(rewatch) {
-                    let frame = SupervisorToWorker::Request { id: *id, body: body.clone() };
-                    let _ = self.worker.writer.send(&frame, None).await;
-                }
-                let notices = [
-                    self.scans_suspended.then_some(WorkerRequest::SetScansSuspended(true)),
-                    // The adopted program redraws for the resize; the new worker's first frame
-                    // is whole.
-                    self.visible.then_some(WorkerRequest::SetVisible(true)),
-                    self.focused.then_some(WorkerRequest::SetFocused(true)),
-                ];
-                for body in notices.into_iter().flatten() {
-                    let frame = SupervisorToWorker::Request { id: TASK_NOTICE_ID, body };
-                    let _ = self.worker.writer.send(&frame, None).await;
-                }
+                self.resend_link_state().await;
                 true
             }
             Err(message) => {
@@ -406,6 +413,32 @@ impl PaneTask {
                 // Try again on the next pass through the restart budget.
                 Box::pin(self.replace_worker()).await
             }
+        }
+    }
+
+    /// Tells a new worker what its predecessor was asked: pending requests, watches, and the
+    /// scan, visibility and focus notices (a new worker starts scanning, hidden, unfocused).
+    async fn resend_link_state(&mut self) {
+        let resend = self.pending.iter().map(|(id, (body, _))| (id, body));
+        // A watch still waiting for its first answer is in `pending` already.
+        let rewatch = self
+            .watches
+            .iter()
+            .filter(|(id, _)| !self.pending.contains_key(*id))
+            .map(|(id, (body, _))| (id, body));
+        for (id, body) in resend.chain(rewatch) {
+            let frame = SupervisorToWorker::Request { id: *id, body: body.clone() };
+            let _ = self.worker.writer.send(&frame, None).await;
+        }
+        let notices = [
+            self.scans_suspended.then_some(WorkerRequest::SetScansSuspended(true)),
+            // The adopted program redraws for the resize; the new worker's first frame is whole.
+            self.visible.then_some(WorkerRequest::SetVisible(true)),
+            self.focused.then_some(WorkerRequest::SetFocused(true)),
+        ];
+        for body in notices.into_iter().flatten() {
+            let frame = SupervisorToWorker::Request { id: TASK_NOTICE_ID, body };
+            let _ = self.worker.writer.send(&frame, None).await;
         }
     }
 

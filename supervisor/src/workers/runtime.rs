@@ -4,6 +4,7 @@
 
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -80,10 +81,15 @@ impl RuntimeDir {
 /// The session's lock: an exclusive `flock` on its runtime dir, held for the supervisor's life.
 /// Two supervisors started at once (two attached clients that lost theirs) can both find the
 /// API socket stale; only the one that holds this lock goes on to replace it.
+///
+/// The lock belongs to the open file description, not to this fd: a live handoff passes a dup
+/// to the next supervisor, so the lock stays held across the swap. That is also why it is never
+/// unlocked explicitly (an unlock would release it for the importer too); it ends when the last
+/// fd of the description closes.
 #[derive(Debug)]
 pub struct SessionLock {
     /// Opened close-on-exec, so no worker inherits it: a lock a worker held would outlive us.
-    _dir: nix::fcntl::Flock<File>,
+    dir: OwnedFd,
 }
 
 impl SessionLock {
@@ -92,12 +98,26 @@ impl SessionLock {
     pub fn take(api_socket: &Path) -> Result<Option<Self>, RuntimeDirError> {
         let root = paths::runtime_dir(api_socket);
         private_dir(&root)?;
-        let dir = File::open(&root).map_err(io_at(&root))?;
-        match nix::fcntl::Flock::lock(dir, nix::fcntl::FlockArg::LockExclusiveNonblock) {
-            Ok(locked) => Ok(Some(Self { _dir: locked })),
-            Err((_, nix::errno::Errno::EWOULDBLOCK)) => Ok(None),
-            Err((_, e)) => Err(io_at(&root)(e.into())),
+        let dir = OwnedFd::from(File::open(&root).map_err(io_at(&root))?);
+        // SAFETY: flock on a descriptor we own; no memory is passed.
+        let locked = unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if locked == 0 {
+            return Ok(Some(Self { dir }));
         }
+        match io::Error::last_os_error() {
+            e if e.raw_os_error() == Some(libc::EWOULDBLOCK) => Ok(None),
+            e => Err(io_at(&root)(e)),
+        }
+    }
+
+    /// The lock a previous supervisor handed over (a dup of its locked descriptor).
+    pub fn inherited(dir: OwnedFd) -> Self {
+        Self { dir }
+    }
+
+    /// The locked descriptor, to pass to the next supervisor.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.dir.as_fd()
     }
 }
 

@@ -1,0 +1,217 @@
+//! The handoff conversation between the old supervisor (exporter) and the new one (importer):
+//! one JSON line per step over a private socket, with the listening sockets and the session
+//! lock passed beside the `fds` step (SCM_RIGHTS). The validation is pure.
+
+use std::collections::VecDeque;
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::time::Duration;
+
+use sendfd::{RecvWithFd, SendWithFd};
+use serde::{Deserialize, Serialize};
+use tokio::net::UnixStream;
+
+/// The version of this conversation; an importer that speaks another one refuses.
+pub const HANDOFF_VERSION: u32 = 1;
+/// How long each step may take (upstream's `READY_TIMEOUT`).
+pub const STEP_TIMEOUT: Duration = Duration::from_secs(30);
+/// A step line longer than this is not ours.
+const MAX_LINE: usize = 64 * 1024;
+
+/// What the exporter tells the importer before anything is handed over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub handoff_version: u32,
+    pub source_version: String,
+    pub source_protocol: u32,
+    pub expected_version: Option<String>,
+    pub expected_protocol: Option<u32>,
+    /// The session's API socket: an importer configured for another session refuses.
+    pub api_socket: String,
+}
+
+/// One step of the conversation, in order: `hello` (importer), `manifest` (exporter),
+/// `validated` or `refused` (importer), `fds` with the descriptors (exporter), `ready`
+/// (importer, every worker adopted), `committed` (exporter, about to exit).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum Step {
+    Hello { token: String },
+    Manifest(Manifest),
+    Validated,
+    Refused { reason: String },
+    Fds,
+    Ready,
+    Committed,
+}
+
+/// Whether the importer, which is `version`/`protocol` serving `api_socket`, takes `manifest`;
+/// the error is the reason it refuses.
+pub fn validate(manifest: &Manifest, version: &str, protocol: u32, api_socket: &str) -> Result<(), String> {
+    if manifest.handoff_version != HANDOFF_VERSION {
+        return Err(format!(
+            "handoff version {} is not this binary's {HANDOFF_VERSION}",
+            manifest.handoff_version
+        ));
+    }
+    if let Some(expected) = manifest.expected_protocol
+        && expected != protocol
+    {
+        return Err(format!("expected protocol {expected}, this binary speaks protocol {protocol}"));
+    }
+    if let Some(expected) = &manifest.expected_version
+        && expected != version
+    {
+        return Err(format!("expected version {expected}, this binary is version {version}"));
+    }
+    if manifest.api_socket != api_socket {
+        return Err(format!(
+            "the session's socket is {}, this importer would serve {api_socket}",
+            manifest.api_socket
+        ));
+    }
+    Ok(())
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    #[error("the other side closed the handoff socket")]
+    Closed,
+    #[error("no answer within {} s", STEP_TIMEOUT.as_secs())]
+    TimedOut,
+    #[error("handoff socket: {0}")]
+    Io(#[from] io::Error),
+    #[error("not a handoff step: {0}")]
+    Garbled(String),
+}
+
+/// One end of the handoff socket.
+#[derive(Debug)]
+pub struct Conversation {
+    stream: UnixStream,
+    buf: Vec<u8>,
+    fds: VecDeque<OwnedFd>,
+}
+
+impl Conversation {
+    pub fn new(stream: UnixStream) -> Self {
+        Self { stream, buf: Vec::new(), fds: VecDeque::new() }
+    }
+
+    /// Sends `step`, with `fds` beside its first byte.
+    pub async fn send(&self, step: &Step, fds: &[BorrowedFd<'_>]) -> Result<(), WireError> {
+        let mut bytes = serde_json::to_vec(step).map_err(|e| WireError::Garbled(e.to_string()))?;
+        bytes.push(b'\n');
+        let mut pending: Vec<RawFd> = fds.iter().map(AsRawFd::as_raw_fd).collect();
+        let mut sent = 0;
+        while sent < bytes.len() {
+            self.stream.writable().await?;
+            match self.stream.send_with_fd(&bytes[sent..], &pending) {
+                Ok(0) => return Err(WireError::Closed),
+                Ok(n) => {
+                    sent += n;
+                    pending.clear();
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(())
+    }
+
+    /// The next step, waiting at most [`STEP_TIMEOUT`].
+    pub async fn recv(&mut self) -> Result<Step, WireError> {
+        self.recv_within(STEP_TIMEOUT).await
+    }
+
+    pub async fn recv_within(&mut self, limit: Duration) -> Result<Step, WireError> {
+        tokio::time::timeout(limit, self.next_step()).await.map_err(|_| WireError::TimedOut)?
+    }
+
+    /// The descriptors received so far, in order.
+    pub fn take_fds(&mut self) -> Vec<OwnedFd> {
+        self.fds.drain(..).collect()
+    }
+
+    async fn next_step(&mut self) -> Result<Step, WireError> {
+        loop {
+            if let Some(pos) = self.buf.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.buf.drain(..=pos).collect();
+                return serde_json::from_slice(&line[..pos])
+                    .map_err(|e| WireError::Garbled(format!("{e}: {}", String::from_utf8_lossy(&line))));
+            }
+            if self.buf.len() > MAX_LINE {
+                return Err(WireError::Garbled("a step longer than 64 KiB".to_owned()));
+            }
+            self.stream.readable().await?;
+            let mut chunk = [0u8; 4096];
+            let mut fds: [RawFd; 8] = [-1; 8];
+            match self.stream.recv_with_fd(&mut chunk, &mut fds) {
+                Ok((0, 0)) => return Err(WireError::Closed),
+                Ok((n, nfds)) => {
+                    for &raw in &fds[..nfds] {
+                        // SAFETY: the kernel just installed this descriptor for us; nobody else owns it.
+                        let owned = unsafe { OwnedFd::from_raw_fd(raw) };
+                        let _ = nix::fcntl::fcntl(
+                            &owned,
+                            nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC),
+                        );
+                        self.fds.push_back(owned);
+                    }
+                    self.buf.extend_from_slice(&chunk[..n]);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest() -> Manifest {
+        Manifest {
+            handoff_version: HANDOFF_VERSION,
+            source_version: "0.9.0".into(),
+            source_protocol: 22,
+            expected_version: None,
+            expected_protocol: None,
+            api_socket: "/run/herdr.sock".into(),
+        }
+    }
+
+    #[test]
+    fn validates_what_was_expected_of_the_importer() {
+        assert_eq!(validate(&manifest(), "0.9.0", 22, "/run/herdr.sock"), Ok(()));
+        let wrong_protocol = Manifest { expected_protocol: Some(99), ..manifest() };
+        let refusal = validate(&wrong_protocol, "0.9.0", 22, "/run/herdr.sock").expect_err("refused");
+        assert!(refusal.contains("expected protocol 99"), "{refusal}");
+        let wrong_version = Manifest { expected_version: Some("1.0.0".into()), ..manifest() };
+        assert!(validate(&wrong_version, "0.9.0", 22, "/run/herdr.sock").is_err());
+        assert!(validate(&manifest(), "0.9.0", 22, "/run/other.sock").is_err());
+        let future = Manifest { handoff_version: 2, ..manifest() };
+        assert!(validate(&future, "0.9.0", 22, "/run/herdr.sock").is_err());
+    }
+
+    #[test]
+    fn steps_are_tagged_json_lines() {
+        let line = serde_json::to_string(&Step::Hello { token: "ab".into() }).expect("encodes");
+        assert_eq!(line, r#"{"step":"hello","token":"ab"}"#);
+        let back: Step = serde_json::from_str(r#"{"step":"committed"}"#).expect("decodes");
+        assert_eq!(back, Step::Committed);
+    }
+
+    #[tokio::test]
+    async fn fds_travel_beside_their_step() {
+        let (a, b) = UnixStream::pair().expect("pair");
+        let (mut left, mut right) = (Conversation::new(a), Conversation::new(b));
+        let file = std::fs::File::open("/dev/null").expect("devnull");
+        left.send(&Step::Fds, &[std::os::fd::AsFd::as_fd(&file)]).await.expect("sent");
+        assert_eq!(right.recv().await.expect("step"), Step::Fds);
+        assert_eq!(right.take_fds().len(), 1);
+        drop(right);
+        assert!(matches!(left.recv().await, Err(WireError::Closed)));
+    }
+}
