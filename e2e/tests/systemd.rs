@@ -1,8 +1,9 @@
 //! herdr as a systemd user service (`systemd/herdr.service`), under a real `systemd --user`
 //! started by this test: `start` returns only once the session answers (Type=notify), the CLI
 //! finds the service's sockets from `HOME` alone, a `kill -9` of the supervisor is restarted by
-//! systemd and every pane program survives it with its scrollback, and `stop` ends the panes
-//! after saving `session.json`.
+//! systemd and every pane program survives it with its scrollback, `reload` hands the session to
+//! a new supervisor (a live handoff) that becomes the main process with every pane kept, and
+//! `stop` ends the panes after saving `session.json`.
 //!
 //! The manager is isolated, never a plain `systemd --user` on the machine: some of these
 //! machines mix cgroup v1 controllers with a v2 hierarchy, and a manager that sees the v1
@@ -376,6 +377,26 @@ fn herdr_runs_as_a_systemd_user_service_and_survives_a_supervisor_crash() {
         assert!(panes::read(&server, id, "recent").contains(marker.as_str()), "{id} lost its scrollback");
     }
     assert_ne!(next, first);
+
+    // `systemctl reload`: a live handoff; the new supervisor becomes the service's main process
+    // and every pane keeps its worker, shell and scrollback.
+    manager.ok(&["reload", "herdr"]);
+    let handed = wait_until("the handoff's supervisor to be the main process", PATIENCE, || {
+        let pid = manager.main_pid();
+        if pid != 0 && pid != next && !procs::alive(next) && manager.is_active() == "active" {
+            Ok(pid)
+        } else {
+            Err(format!("MainPID {pid}, the old one alive: {}", procs::alive(next)))
+        }
+    });
+    server.answers_ping().expect("the supervisor the reload handed over to answers");
+    assert_eq!(manager.property("NRestarts"), "1", "a reload is not a restart");
+    assert_eq!(server.worker_pids(), workers, "the same workers after the handoff");
+    for ((id, shell), marker) in ids.iter().zip(&shells).zip(&markers) {
+        assert_eq!(panes::shell_pid(&server, id), *shell, "{id} runs the same shell after the reload");
+        assert!(panes::read(&server, id, "recent").contains(marker.as_str()), "{id} lost its scrollback");
+    }
+    assert_ne!(handed, next);
 
     // `systemctl stop`: SIGTERM to the supervisor alone, which saves and ends every pane.
     manager.ok(&["stop", "herdr"]);
