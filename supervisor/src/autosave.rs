@@ -82,16 +82,21 @@ impl Autosave {
         }
     }
 
-    /// A pane was killed: keep `before` (the layout with it) unless a hold already keeps an
-    /// older one, and hold saving for [`HOLD`] from now.
-    pub fn hold(&self, before: Vec<u8>) {
+    /// A pane was killed: keep the layout with it (`before`, encoded only when no hold already
+    /// keeps an older one — a logout kills every pane, and only the first layout counts), and
+    /// hold saving for [`HOLD`] from now.
+    pub fn hold(&self, before: impl FnOnce() -> Vec<u8>) {
         if self.path.is_none() {
             return;
         }
+        // `before` takes the session lock under ours: nothing takes ours under the session's
+        // (a session guard only notifies), so the order is always this one.
         let mut state = self.state();
-        let until = Instant::now() + HOLD;
-        let kept = state.hold.take().map_or(before, |(_, older)| older);
-        state.hold = Some((until, kept));
+        let kept = match state.hold.take() {
+            Some((_, older)) => older,
+            None => before(),
+        };
+        state.hold = Some((Instant::now() + HOLD, kept));
         drop(state);
         self.dirty.notify_one();
     }

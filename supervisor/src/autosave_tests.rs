@@ -27,7 +27,7 @@ fn a_second_finish_keeps_the_first_save() {
 #[test]
 fn the_hold_layout_is_what_finish_saves() {
     let (_dir, path, autosave) = saver();
-    autosave.hold(b"before the kill".to_vec());
+    autosave.hold(|| b"before the kill".to_vec());
     autosave.finish(b"after the kill".to_vec());
     assert_eq!(on_disk(&path), b"before the kill");
 }

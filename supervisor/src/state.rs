@@ -1,5 +1,6 @@
 //! The supervisor's shared state, split by owner: the session model, the worker registry and the
-//! event hub. Locks are never held across an await; the order is session, then panes.
+//! event hub. Locks are never held across an await; the order is session, then panes, and
+//! autosave's state before the session (a kill's hold encodes the layout under it).
 
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -309,7 +310,7 @@ impl PaneObserver for SharedObserver {
         if !how.is_orderly() {
             // Killed, not ended: perhaps the first of every pane dying at a logout or reboot.
             // Until that is ruled out, session.json keeps the layout from before.
-            shared.autosave.hold(shared.encoded_session());
+            shared.autosave.hold(|| shared.encoded_session());
         }
         shared.panes().remove(key);
         shared.screens.remove(key);

@@ -98,6 +98,16 @@ fn later_workspaces_stay_in_the_background_unless_focused() {
     assert_eq!(focused, [false, false, true]);
 }
 
+/// The `workspace_id`s of a `workspace.list` result, in order.
+pub(super) fn workspace_ids(list: &Value) -> Vec<String> {
+    list["workspaces"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|w| w["workspace_id"].as_str().map(str::to_owned))
+        .collect()
+}
+
 #[test]
 fn workspace_ids_use_bijective_base32_and_are_never_reused() {
     let mut s = Session::new(80, 24);
@@ -105,12 +115,7 @@ fn workspace_ids_use_bijective_base32_and_are_never_reused() {
         call(&mut s, "workspace.create", json!({}));
     }
     let (list, _) = call(&mut s, "workspace.list", json!({}));
-    let ids: Vec<&str> = list["workspaces"]
-        .as_array()
-        .expect("list")
-        .iter()
-        .filter_map(|w| w["workspace_id"].as_str())
-        .collect();
+    let ids = workspace_ids(&list);
     assert_eq!(ids[9], "wA");
     assert_eq!(ids[31], "w0");
     assert_eq!(ids[32], "w11");

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use herdr_protocol::api::AgentSessionRefKind;
 use serde_json::{Value, json};
 
-use super::tests::{call, key};
+use super::tests::{call, key, workspace_ids};
 use super::{Session, SpawnOrigin, valid_uid};
 use crate::agents::SessionReport;
 use crate::persist::{SessionSnapshot, decode, encode};
@@ -219,12 +219,7 @@ fn file_uids_are_kept_only_when_trustworthy() {
 fn upstream_sessions_restore_with_fresh_workspace_ids() {
     let (mut s, fx) = Session::restore(decode(CURRENT.as_bytes()).expect("fixture"), 100, 30);
     let ws = call(&mut s, "workspace.list", json!({})).0;
-    let ids: Vec<&str> = ws["workspaces"]
-        .as_array()
-        .expect("list")
-        .iter()
-        .filter_map(|w| w["workspace_id"].as_str())
-        .collect();
+    let ids = workspace_ids(&ws);
     assert_eq!(ids, ["w1", "w2"]);
     assert_eq!(ws["workspaces"][0]["label"], "project-a");
     assert_eq!(ws["workspaces"][0]["focused"], true);
@@ -284,12 +279,7 @@ fn damaged_layouts_restore_what_they_can() {
     let (mut s, fx) = Session::restore(decode(text.as_bytes()).expect("decodes"), 80, 24);
     // The empty workspace is dropped; the duplicate id gets a fresh number.
     let list = call(&mut s, "workspace.list", json!({})).0;
-    let ids: Vec<&str> = list["workspaces"]
-        .as_array()
-        .expect("list")
-        .iter()
-        .filter_map(|w| w["workspace_id"].as_str())
-        .collect();
+    let ids = workspace_ids(&list);
     assert_eq!(ids, ["w1", "w2"]);
     assert_eq!(list["workspaces"][0]["focused"], true, "an out-of-range active falls back to the first");
     assert_eq!(fx.spawns.len(), 3);
