@@ -10,7 +10,7 @@ use herdr_protocol::ipc::{
     GridDamage, Matcher, ReadSource, WorkerEvent, WorkerRequest, WorkerResponse, WorkerToSupervisor,
     encode_frame,
 };
-use support::{Worker, vm_rss_kib, voluntary_switches};
+use support::{Worker, vm_rss_kib};
 
 fn damage(w: &mut Worker, what: &str, pick: impl Fn(&GridDamage) -> bool) -> GridDamage {
     match w.event(what, |e| matches!(e, WorkerEvent::Damage(d) if pick(d))) {
@@ -85,10 +85,8 @@ fn idle_visible_pane_is_small_and_asleep() {
     w.ok(WorkerRequest::SetVisible(true));
     damage(&mut w, "the first frame", |d| d.full);
     let pid = w.child.id();
-    std::thread::sleep(Duration::from_millis(300));
-    let wakes = voluntary_switches(pid);
-    std::thread::sleep(Duration::from_secs(1));
-    assert_eq!(voluntary_switches(pid), wakes, "an idle visible pane arms no timer");
+    // A visible pane paces its damage with a frame timer only while output arrives.
+    support::asleep::assert_asleep_without_timers(pid, "an idle visible pane's worker");
     let rss = vm_rss_kib(pid);
     eprintln!("idle visible 200x50 worker VmRSS: {rss} KiB");
     let limit = if cfg!(debug_assertions) { 12 * 1024 } else { 8 * 1024 };

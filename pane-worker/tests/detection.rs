@@ -18,10 +18,7 @@ use herdr_protocol::ipc::{
     DetectedState, IdentityReason, Matcher, ReadSource, ScreenState, SupervisorToWorker, WorkerEvent,
     WorkerRequest, WorkerResponse, WorkerToSupervisor,
 };
-use support::{Worker, voluntary_switches, wait_until};
-
-/// The blocker must reach the supervisor this soon after it is drawn.
-const BLOCKER_LATENCY: Duration = Duration::from_millis(500);
+use support::{Worker, wait_until};
 
 fn fake_agents() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake-agents")
@@ -48,16 +45,6 @@ fn identity(w: &mut Worker, what: &str) -> WorkerEvent {
 
 fn detected(agent: &str) -> WorkerEvent {
     WorkerEvent::AgentIdentity { agent: Some(agent.into()), previous: None, reason: IdentityReason::Detected }
-}
-
-/// The worker's wake-up count once it is back asleep in epoll (a reply it just sent may still be
-/// finishing its turn; that going to sleep is not a wake-up of the period measured after).
-fn asleep_switches(pid: u32) -> u64 {
-    wait_until("the worker sleeps", || {
-        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
-        stat.rfind(')').is_some_and(|i| stat[i + 1..].trim_start().starts_with('S'))
-    });
-    voluntary_switches(pid)
 }
 
 fn enter(w: &mut Worker) -> Instant {
@@ -117,17 +104,14 @@ fn fake_claude_in_a_shell_goes_working_blocked_idle_and_exits() {
         at - identified_at
     );
 
-    // Permission prompt: published within the latency budget of being drawn (measured from the
-    // keypress that makes the fake draw it, so it is an upper bound).
-    let sent = enter(&mut w);
-    let (s, at) = next_state(&mut w, "blocked");
+    // Permission prompt: published as soon as it is drawn (how soon is a benchmark:
+    // `bench/run --only agents`, blocker on screen → event).
+    enter(&mut w);
+    let (s, _) = next_state(&mut w, "blocked");
     assert_eq!(
         (s.state, s.visible_blocker, s.rule.as_deref()),
         (DetectedState::Blocked, true, Some("bash_permission_prompt"))
     );
-    let latency = at - sent;
-    eprintln!("blocker drawn -> ScreenState: {latency:?}");
-    assert!(latency < BLOCKER_LATENCY, "blocker took {latency:?}");
     // A still-visible blocker re-asserts itself.
     w.event(
         "blocker refresh",
@@ -146,25 +130,22 @@ fn fake_claude_in_a_shell_goes_working_blocked_idle_and_exits() {
     eprintln!("working -> plain idle published after {held:?}");
     assert!(held >= PENDING_IDLE_RECHECK * PENDING_IDLE_CONFIRMATIONS, "idle not confirmed: {held:?}");
 
-    // The composer is visible idle chrome: published at once.
-    let sent = enter(&mut w);
-    let (s, at) = next_state(&mut w, "composer idle");
+    // The composer is visible idle chrome: published without the confirmation hold.
+    enter(&mut w);
+    let (s, _) = next_state(&mut w, "composer idle");
     assert_eq!(
         (s.state, s.visible_idle, s.rule.as_deref()),
         (DetectedState::Idle, true, Some("live_prompt_box"))
     );
-    assert!(at - sent < BLOCKER_LATENCY, "visible idle took {:?}", at - sent);
 
-    // An idle agent only wakes for the identity re-check once the acquisition window is over.
-    std::thread::sleep((identified_at + ACQUISITION_WINDOW).saturating_duration_since(Instant::now()));
-    let before = asleep_switches(worker_pid);
-    let window = PROCESS_RECHECK_IDENTIFIED + Duration::from_millis(500);
-    std::thread::sleep(window);
-    let wakes = voluntary_switches(worker_pid) - before;
-    eprintln!("idle agent: {wakes} wake-ups in {window:?}");
-    // One probe per PROCESS_RECHECK_IDENTIFIED; tokio's hierarchical timer wheel may return from
-    // epoll at a coarser level's boundary before the deadline, so one timer costs up to ~4 wakes.
-    assert!(wakes <= 8, "idle agent woke {wakes} times in {window:?}");
+    // An idle agent, once the acquisition window is over, keeps one timer: the identity
+    // re-check, never due sooner than PROCESS_RECHECK_IDENTIFIED (the wake cost of idle agents
+    // is measured by `bench/run --only agents`).
+    let quiet = identified_at + ACQUISITION_WINDOW;
+    wait_until("the acquisition window is over", || Instant::now() >= quiet);
+    let timeout = support::asleep::shortest_timeout_when_asleep(worker_pid, "an idle agent's worker");
+    let recheck = PROCESS_RECHECK_IDENTIFIED.as_millis() as u64;
+    assert!(timeout.is_some_and(|ms| ms <= recheck), "no re-check timer armed: {timeout:?}");
 
     // The fake exits: the shell is back in front, the agent is gone.
     enter(&mut w);
@@ -180,10 +161,7 @@ fn fake_claude_in_a_shell_goes_working_blocked_idle_and_exits() {
     );
     // And a shell in front with no agent arms no timer at all.
     w.wait_for(ReadSource::Visible, Matcher::Regex(r"^\$$".into()));
-    let before = asleep_switches(worker_pid);
-    std::thread::sleep(Duration::from_secs(1));
-    let after = voluntary_switches(worker_pid);
-    assert_eq!(after, before, "an idle shell pane must not wake");
+    support::asleep::assert_asleep_without_timers(worker_pid, "a shell pane after its agent left");
 }
 
 #[test]

@@ -5,6 +5,8 @@
 
 #![allow(dead_code, reason = "each test binary uses a different part of the harness")]
 
+pub mod asleep;
+
 use std::{
     io::{self, Write},
     ops::{Deref, DerefMut},
