@@ -1,13 +1,15 @@
-//! The real agent CLIs in herdr panes: `claude`, `codex` and `gemini`, installed from npm by
-//! `scripts/install-agent-clis.sh` into `target/agent-clis` (run by this test on first use; a
-//! cached install costs no network). Each is started in a pane with no credentials and must be
-//! identified by process (the pane's `agent` names it) and get a known state once it has drawn
-//! its first screen (a login, trust or error screen is fine).
+//! The real agent CLIs in herdr panes: `claude`, `codex` and `gemini`, pinned versions installed
+//! from npm by `scripts/install-agent-clis.sh` into `target/agent-clis` (run by this test on first
+//! use; a cached install costs no network). Each is started in a pane with no credentials and
+//! must be identified by process (the pane's `agent` names it) and reach the state herdr's
+//! manifests give its first screen (Claude's folder-trust prompt is `blocked`; Codex's sign-in
+//! menu and Gemini's "waiting for authentication" are `idle`).
 //!
-//! A test SKIPS, printing why, when its package could not be installed, when the CLI exits
-//! before herdr could see it (e.g. it needs the network), or when `HERDR_SKIP_REAL_AGENTS=1`.
-//! It FAILS when the CLI runs and herdr names the wrong agent or leaves its state `unknown`.
-//! Each agent is bounded to 60 s.
+//! This target has its own harness (`harness = false`, libtest-mimic) so that a test that cannot
+//! run is reported as ignored, with the reason, not as a pass: when its package could not be
+//! installed, has no executable, or `HERDR_SKIP_REAL_AGENTS=1`. A CLI that runs and exits before
+//! herdr identifies it, a wrong agent name or another state is a failure. Each agent is bounded
+//! to 60 s.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,6 +20,7 @@ use std::time::Duration;
 use herdr_e2e::agents;
 use herdr_e2e::panes;
 use herdr_e2e::{TestServer, wait_until};
+use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{Map, Value, json};
 
 /// How long one agent may take from typing its name to a known state.
@@ -27,12 +30,20 @@ struct RealAgent {
     kind: &'static str,
     package: &'static str,
     executable: &'static str,
+    /// The state herdr must give the CLI's first screen without credentials.
+    expected: &'static str,
 }
 
-const CLAUDE: RealAgent =
-    RealAgent { kind: "claude", package: "@anthropic-ai/claude-code", executable: "claude" };
-const CODEX: RealAgent = RealAgent { kind: "codex", package: "@openai/codex", executable: "codex" };
-const GEMINI: RealAgent = RealAgent { kind: "gemini", package: "@google/gemini-cli", executable: "gemini" };
+const AGENTS: [RealAgent; 3] = [
+    RealAgent {
+        kind: "claude",
+        package: "@anthropic-ai/claude-code",
+        executable: "claude",
+        expected: "blocked",
+    },
+    RealAgent { kind: "codex", package: "@openai/codex", executable: "codex", expected: "idle" },
+    RealAgent { kind: "gemini", package: "@google/gemini-cli", executable: "gemini", expected: "idle" },
+];
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("e2e/ sits in the repo").to_path_buf()
@@ -81,11 +92,6 @@ fn installed() -> &'static Result<InstallStatus, String> {
     })
 }
 
-fn skip(agent: &RealAgent, reason: &str) {
-    println!("SKIP real {}: {reason}", agent.kind);
-    eprintln!("SKIP real {}: {reason}", agent.kind);
-}
-
 /// What the pane showed last, for skip reasons and failure messages.
 fn screen(server: &TestServer, pane: &str) -> String {
     panes::read(server, pane, "detection")
@@ -95,19 +101,11 @@ fn screen(server: &TestServer, pane: &str) -> String {
         .join("\n")
 }
 
-/// The outcome of watching one CLI start.
-enum Seen {
-    /// Identified as expected with a known state.
-    Known { status: String },
-    /// The program left the foreground before herdr identified it.
-    Exited { screen: String },
-}
-
-/// Waits until herdr names the agent with a known state, or the program has come and gone;
-/// panics (a failure) at the deadline with the last pane and process info.
-fn watch(server: &TestServer, pane: &str, agent: &RealAgent, shell_pid: i64) -> Seen {
+/// Waits until herdr names the agent with the expected state; panics (a failure) when the
+/// program comes and goes first, or at the deadline, with the last pane and process info.
+fn watch(server: &TestServer, pane: &str, agent: &RealAgent, shell_pid: i64) -> String {
     let mut left_shell = false;
-    let what = format!("herdr to identify {} with a known state", agent.kind);
+    let what = format!("herdr to identify {} as {}", agent.kind, agent.expected);
     wait_until(&what, PER_AGENT, || {
         let info = server.call("pane.get", json!({"pane_id": pane}));
         let pane_info = &info["pane"];
@@ -116,39 +114,41 @@ fn watch(server: &TestServer, pane: &str, agent: &RealAgent, shell_pid: i64) -> 
         // Drawn: something below the shell line that started it (the alternate screen may
         // also show nothing of the shell at all).
         let drawn = shown.lines().last().is_some_and(|last| !last.starts_with("e2e$"));
-        if pane_info["agent"] == agent.kind && status != "unknown" && drawn {
-            return Ok(Seen::Known { status: status.to_owned() });
+        if pane_info["agent"] == agent.kind && status == agent.expected && drawn {
+            return Ok(shown);
         }
         let process = server.call("pane.process_info", json!({"pane_id": pane}));
         let group = process["process_info"]["foreground_process_group_id"].as_i64();
         if group.is_some() && group != Some(shell_pid) {
             left_shell = true;
         } else if left_shell {
-            return Ok(Seen::Exited { screen: screen(server, pane) });
+            panic!("{} exited before herdr identified it; its screen:\n{shown}", agent.executable);
         }
         Err(format!("{pane_info}\n{process}\n--- screen ---\n{shown}"))
     })
 }
 
-fn run_real(agent: &RealAgent) {
+/// Why `agent` cannot run here, if it cannot; else its installed version.
+fn readiness(agent: &RealAgent) -> Result<String, String> {
     if std::env::var("HERDR_SKIP_REAL_AGENTS").as_deref() == Ok("1") {
-        return skip(agent, "HERDR_SKIP_REAL_AGENTS=1");
+        return Err("HERDR_SKIP_REAL_AGENTS=1".to_owned());
     }
     let version = match installed() {
-        Err(reason) => return skip(agent, &format!("the install script failed: {reason}")),
+        Err(reason) => return Err(format!("the install script failed: {reason}")),
         Ok(packages) => match packages.get(agent.package) {
             Some(Ok(version)) => version.clone(),
-            Some(Err(reason)) => {
-                return skip(agent, &format!("{} could not be installed: {reason}", agent.package));
-            }
-            None => return skip(agent, &format!("{} is not in the install status", agent.package)),
+            Some(Err(reason)) => return Err(format!("{} could not be installed: {reason}", agent.package)),
+            None => return Err(format!("{} is not in the install status", agent.package)),
         },
     };
-    let bin = clis_dir().join("node_modules").join(".bin");
-    if !bin.join(agent.executable).exists() {
-        return skip(agent, &format!("{} has no {} executable", agent.package, agent.executable));
+    if !clis_dir().join("node_modules/.bin").join(agent.executable).exists() {
+        return Err(format!("{} has no {} executable", agent.package, agent.executable));
     }
+    Ok(version)
+}
 
+fn run_real(agent: &RealAgent, version: &str) {
+    let bin = clis_dir().join("node_modules").join(".bin");
     let server = TestServer::start();
     // No credentials anywhere: HOME is the test's empty temp home. Claude's first-run onboarding
     // checks the network and exits without one; marking onboarding done (a preference, not a
@@ -170,40 +170,37 @@ fn run_real(agent: &RealAgent) {
     let shell_pid = i64::from(panes::shell_pid(&server, &pane));
     panes::run(&server, &pane, agent.executable);
 
-    match watch(&server, &pane, agent, shell_pid) {
-        Seen::Known { status } => {
-            let explained = agents::explain(&server, &pane);
-            let rule = agents::winning_rule(&explained)
-                .or_else(|| explained["fallback_reason"].as_str().map(str::to_owned))
-                .unwrap_or_default();
-            println!(
-                "real {} {version}: identified as {}, status {status} (rule: {rule})\n--- first screen ---\n{}",
-                agent.kind,
-                agent.kind,
-                screen(&server, &pane)
-            );
-        }
-        Seen::Exited { screen } => skip(
-            agent,
-            &format!(
-                "{} {version} exited before herdr identified it; its screen:\n{screen}",
-                agent.executable
-            ),
-        ),
-    }
+    let shown = watch(&server, &pane, agent, shell_pid);
+    let explained = agents::explain(&server, &pane);
+    let rule = agents::winning_rule(&explained)
+        .or_else(|| explained["fallback_reason"].as_str().map(str::to_owned))
+        .unwrap_or_default();
+    println!(
+        "real {} {version}: identified as {}, status {} (rule: {rule})\n--- first screen ---\n{shown}",
+        agent.kind, agent.kind, agent.expected
+    );
 }
 
-#[test]
-fn real_claude_is_identified_and_detected() {
-    run_real(&CLAUDE);
-}
-
-#[test]
-fn real_codex_is_identified_and_detected() {
-    run_real(&CODEX);
-}
-
-#[test]
-fn real_gemini_is_identified_and_detected() {
-    run_real(&GEMINI);
+fn main() {
+    let args = Arguments::from_args();
+    // Listing must not install anything; running decides per agent whether it can run at all.
+    let listing = args.list;
+    let trials = AGENTS
+        .iter()
+        .map(|agent| {
+            let name = format!("real_{}_is_identified_and_detected", agent.kind);
+            let ready = if listing { Ok(String::new()) } else { readiness(agent) };
+            match ready {
+                Ok(version) => Trial::test(name, move || {
+                    run_real(agent, &version);
+                    Ok::<(), Failed>(())
+                }),
+                Err(reason) => {
+                    println!("SKIP real {}: {reason}", agent.kind);
+                    Trial::test(name, || Ok(())).with_ignored_flag(true)
+                }
+            }
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
 }
