@@ -38,7 +38,7 @@ pub enum ManifestProblem {
     #[error("unknown state `{0}` (expected idle, working, blocked or unknown)")]
     UnknownState(String),
     #[error("bad region `{region}`: {reason}")]
-    BadRegion { region: String, reason: String },
+    BadRegion { region: String, reason: crate::regions::RegionError },
     #[error("region `{0}` needs min_engine_version >= 3")]
     RegionNeedsEngine3(String),
     #[error("skip_state_update requires state = \"unknown\"")]

@@ -35,4 +35,4 @@ pub use machine::{
 pub use overrides::{
     Diagnostic, EffectiveManifests, ManifestSet, OverrideFile, effective_manifests, effective_manifests_for,
 };
-pub use regions::Region;
+pub use regions::{Region, RegionError};

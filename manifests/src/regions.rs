@@ -45,7 +45,7 @@ const PLAIN: &[(&str, Region)] = &[
 impl Region {
     /// Parses the `region` field. The count of the sized kinds must be canonical decimal
     /// 1..=65535 without a leading zero.
-    pub fn parse(text: &str) -> Result<Region, String> {
+    pub fn parse(text: &str) -> Result<Region, RegionError> {
         if let Some((_, region)) = PLAIN.iter().find(|(name, _)| *name == text) {
             return Ok(*region);
         }
@@ -58,10 +58,10 @@ impl Region {
             let Some(rest) = text.strip_prefix(name).and_then(|r| r.strip_prefix('(')) else {
                 continue;
             };
-            let digits = rest.strip_suffix(')').ok_or_else(|| "missing closing `)`".to_string())?;
+            let digits = rest.strip_suffix(')').ok_or(RegionError::Unclosed)?;
             return parse_count(digits).map(make);
         }
-        Err("unknown region kind".to_string())
+        Err(RegionError::UnknownKind)
     }
 
     /// The name as written in a manifest, e.g. `bottom_lines(5)`.
@@ -79,16 +79,29 @@ impl Region {
     }
 }
 
-fn parse_count(digits: &str) -> Result<u16, String> {
+/// Why a `region` field does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegionError {
+    #[error("unknown region kind")]
+    UnknownKind,
+    #[error("missing closing `)`")]
+    Unclosed,
+    #[error("count `{0}` is not a canonical decimal number")]
+    NotCanonical(String),
+    #[error("count `{0}` is outside 1..=65535")]
+    OutOfRange(String),
+}
+
+fn parse_count(digits: &str) -> Result<u16, RegionError> {
     let canonical = !digits.is_empty()
         && digits.bytes().all(|b| b.is_ascii_digit())
         && !(digits.len() > 1 && digits.starts_with('0'));
     if !canonical {
-        return Err(format!("count `{digits}` is not a canonical decimal number"));
+        return Err(RegionError::NotCanonical(digits.to_owned()));
     }
     match digits.parse::<u32>() {
         Ok(n @ 1..=65535) => Ok(n as u16),
-        _ => Err(format!("count `{digits}` is outside 1..=65535")),
+        _ => Err(RegionError::OutOfRange(digits.to_owned())),
     }
 }
 

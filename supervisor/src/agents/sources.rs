@@ -64,17 +64,17 @@ pub fn is_known(label: &str) -> bool {
     Agent::lookup(label).is_some()
 }
 
-/// Checks an agent name against `[a-z][a-z0-9_-]{0,31}`; the error is the public message.
-pub fn validate_name(name: &str) -> Result<(), String> {
+/// An agent name outside `[a-z][a-z0-9_-]{0,31}`; its message is the public one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid agent name {0:?}: use a lowercase letter followed by up to 31 lowercase letters, digits, '_' or '-'"
+)]
+pub struct InvalidAgentName(pub String);
+
+/// Checks an agent name against `[a-z][a-z0-9_-]{0,31}`.
+pub fn validate_name(name: &str) -> Result<(), InvalidAgentName> {
     let mut chars = name.chars();
     let first_ok = chars.next().is_some_and(|c| c.is_ascii_lowercase());
     let rest_ok = chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
-    if first_ok && rest_ok && name.len() <= 32 {
-        Ok(())
-    } else {
-        Err(format!(
-            "invalid agent name {name:?}: use a lowercase letter followed by up to 31 lowercase letters, \
-             digits, '_' or '-'"
-        ))
-    }
+    if first_ok && rest_ok && name.len() <= 32 { Ok(()) } else { Err(InvalidAgentName(name.to_owned())) }
 }

@@ -200,7 +200,7 @@ impl Session {
 
     /// Checks that `name` is valid and not held by another live agent than `key`'s.
     fn check_name(&self, key: PaneKey, name: &str) -> Result<(), ApiError> {
-        validate_name(name).map_err(|m| ApiError::new("invalid_agent_name", m))?;
+        validate_name(name).map_err(|e| ApiError::new("invalid_agent_name", e.to_string()))?;
         let taken = self
             .panes
             .iter()
