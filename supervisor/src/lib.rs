@@ -27,6 +27,7 @@ pub mod session;
 mod socket;
 mod state;
 mod workers;
+pub mod worktree;
 
 use std::path::PathBuf;
 use std::time::Duration;
