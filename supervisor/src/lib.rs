@@ -16,6 +16,7 @@ mod hub;
 pub mod keymap;
 pub mod logging;
 mod logind;
+pub mod metadata;
 mod pane_history;
 pub mod persist;
 mod reaper;
