@@ -18,7 +18,8 @@
 //!
 //! journald: a supervisor whose stderr is the `$JOURNAL_STREAM` sends structured records to
 //! journald's socket, which a second private mount namespace binds to this test's own datagram
-//! socket (there is no journald in the user manager above).
+//! socket (there is no journald in the user manager above); so does the importer of a live
+//! handoff it starts.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -406,6 +407,11 @@ fn herdr_runs_as_a_systemd_user_service_and_survives_a_supervisor_crash() {
     assert_eq!(session_file::panes(&saved).len(), 2, "the stop saved the whole layout: {saved}");
 }
 
+/// The value of a plain `NAME=value` line of a journal record.
+fn field<'a>(record: &'a str, name: &str) -> Option<&'a str> {
+    record.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix('='))
+}
+
 /// Run by `unshare -m --propagation private sh -c`: journald's socket path, in this namespace
 /// only, is the test's own datagram socket.
 const JOURNAL_AT: &str = r#"set -eu
@@ -465,8 +471,42 @@ fn a_supervisor_on_the_journal_stream_logs_structured_records_to_journald() {
     }
     let text = fs::read_to_string(&log).unwrap_or_default();
     assert!(!text.contains("listening"), "the record went to stderr as well: {text}");
-    server.cli(&["server", "stop"]);
-    wait_until("the supervisor to exit", PATIENCE, || {
+
+    // A live handoff (what `systemctl reload` runs): the importer inherits the journal stream and
+    // its variable, so its records reach journald as well, not the detached server's log file.
+    let handoff = server.cli(&["server", "live-handoff"]);
+    assert!(handoff.status.success(), "live-handoff: {handoff:?}");
+    let first_pid = field(&listening, "SYSLOG_PID").expect("the supervisor's pid");
+    let (committed, importer_listening) =
+        wait_until("the importer's records on the journal socket", PATIENCE, || {
+            let mut buf = vec![0u8; 64 * 1024];
+            if let Ok(n) = journal.recv(&mut buf) {
+                records.push(String::from_utf8_lossy(&buf[..n]).into_owned());
+            }
+            let from_importer = |needle: &str| {
+                records
+                    .iter()
+                    .find(|r| r.contains(needle) && field(r, "SYSLOG_PID").is_some_and(|p| p != first_pid))
+                    .cloned()
+            };
+            match (
+                from_importer("handoff: committed; serving the session"),
+                from_importer("herdr supervisor listening"),
+            ) {
+                (Some(committed), Some(listening)) => Ok((committed, listening)),
+                _ => Err(format!("{records:?}")),
+            }
+        });
+    assert!(committed.contains("CODE_MODULE=herdr_supervisor::handoff::import\n"), "{committed:?}");
+    assert!(committed.contains("SYSLOG_IDENTIFIER=herdr\n"), "{committed:?}");
+    assert!(importer_listening.contains("PRIORITY=5\n"), "{importer_listening:?}");
+    let server_log = server.data_dir().join("herdr-server.log");
+    let appended = fs::read_to_string(&server_log).unwrap_or_default();
+    assert!(!appended.contains("committed"), "the importer wrote to {}: {appended}", server_log.display());
+    assert!(!fs::read_to_string(&log).unwrap_or_default().contains("committed"), "and not as plain lines");
+    wait_until("the old supervisor to exit after the handoff", PATIENCE, || {
         supervisor.try_wait().ok().flatten().ok_or_else(|| "running".to_owned())
     });
+    let stopped = server.cli(&["server", "stop"]);
+    assert!(stopped.status.success(), "the importer serves and stops: {stopped:?}");
 }
