@@ -21,6 +21,9 @@ use crate::workers::{PidFd, Released};
 
 /// How long one pane's task may take to let go of its worker.
 const RELEASE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long an importer that exited may still have a step in flight: it is in the socket already,
+/// or the socket reads EOF.
+const LAST_WORDS: Duration = Duration::from_millis(500);
 /// The detached server's log, in the session data dir (the CLI's `herdr server --detach` log).
 const LOG_FILE_NAME: &str = "herdr-server.log";
 
@@ -125,11 +128,18 @@ async fn converse(
     Ok(())
 }
 
-/// The importer's next step, or why there is none (it exited, it went quiet).
+/// The importer's next step, or why there is none (it exited, it went quiet). An importer that
+/// refuses sends its reason and exits at once; on a busy machine its exit can be seen before
+/// the line is read, so what it wrote before exiting is still taken (the reason is the answer
+/// the caller needs, not "it exited").
 async fn next(conv: &mut Conversation, importer: &PidFd) -> Result<Step, HandoffError> {
     tokio::select! {
+        biased;
         step = conv.recv() => Ok(step?),
-        () = importer.exited() => Err(HandoffError::ImporterExited),
+        () = importer.exited() => match conv.recv_within(LAST_WORDS).await {
+            Ok(step) => Ok(step),
+            Err(_) => Err(HandoffError::ImporterExited),
+        },
     }
 }
 
