@@ -118,6 +118,17 @@ impl UserManager {
             unit.replace("%h/.local/bin/herdr", &herdr.display().to_string()),
         )
         .expect("install the unit");
+        let template =
+            fs::read_to_string(source.with_file_name("herdr@.service")).expect("read herdr@.service");
+        assert!(
+            template.contains("%h/.local/bin/herdr server --session %i"),
+            "unexpected ExecStart in {template}"
+        );
+        fs::write(
+            units.join("herdr@.service"),
+            template.replace("%h/.local/bin/herdr", &herdr.display().to_string()),
+        )
+        .expect("install the template unit");
 
         let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
         let id = format!("{}-{nanos}", std::process::id());
@@ -297,19 +308,21 @@ fn herdr_runs_as_a_systemd_user_service_and_survives_a_supervisor_crash() {
     server.use_default_paths();
     let manager = UserManager::start(&server);
 
-    // The installed unit passes systemd's own check.
-    let mut verify = Command::new(require("systemd-analyze"));
-    manager.env(&mut verify);
-    let verified = verify
-        .args(["--user", "verify"])
-        .arg(manager.home.join(".config/systemd/user/herdr.service"))
-        .output()
-        .expect("run systemd-analyze");
-    assert!(
-        verified.status.success(),
-        "systemd-analyze verify: {}",
-        String::from_utf8_lossy(&verified.stderr)
-    );
+    // The installed units pass systemd's own check.
+    for unit in ["herdr.service", "herdr@.service"] {
+        let mut verify = Command::new(require("systemd-analyze"));
+        manager.env(&mut verify);
+        let verified = verify
+            .args(["--user", "verify"])
+            .arg(manager.home.join(".config/systemd/user").join(unit))
+            .output()
+            .expect("run systemd-analyze");
+        assert!(
+            verified.status.success(),
+            "systemd-analyze verify {unit}: {}",
+            String::from_utf8_lossy(&verified.stderr)
+        );
+    }
 
     // Type=notify: `start` returns only after READY=1, so the socket answers at once.
     manager.ok(&["daemon-reload"]);
@@ -323,6 +336,12 @@ fn herdr_runs_as_a_systemd_user_service_and_survives_a_supervisor_crash() {
         cgroup_of(first.unsigned_abs())
     );
     assert!(environ_names(first, "NOTIFY_SOCKET"), "the supervisor was not started as a notify service");
+    let status = server.cli(&["status", "server", "--json"]);
+    let status: serde_json::Value = serde_json::from_str(status.text()).expect("status json");
+    assert_eq!(status["service"]["mode"], "systemd", "{status}");
+    assert_eq!(status["service"]["unit"], "herdr.service", "{status}");
+    assert_eq!(status["service"]["pid"], first, "{status}");
+    assert_eq!(status["same_binary"], true, "the service runs the herdr the CLI is: {status}");
     assert!(
         server.data_dir().join("herdr.sock").exists(),
         "the service and the CLI resolve $HOME/.config/herdr/herdr.sock from the same HOME"
@@ -405,6 +424,17 @@ fn herdr_runs_as_a_systemd_user_service_and_survives_a_supervisor_crash() {
     procs::wait_gone("every pane's shell and worker after stop", &[shells.clone(), workers].concat());
     let saved = session_file::read(&server.session_json_path()).expect("session.json after stop");
     assert_eq!(session_file::panes(&saved).len(), 2, "the stop saved the whole layout: {saved}");
+
+    // herdr@NAME serves the named session `herdr --session NAME` talks to.
+    manager.ok(&["start", "herdr@work"]);
+    let status = server.cli(&["status", "server", "--json", "--session", "work"]);
+    let status: serde_json::Value = serde_json::from_str(status.text()).expect("status json");
+    assert_eq!(status["running"], true, "{status}");
+    assert_eq!(status["session"], "work", "{status}");
+    assert_eq!(status["service"]["unit"], "herdr@work.service", "{status}");
+    manager.ok(&["stop", "herdr@work"]);
+    let stopped = server.cli(&["status", "server", "--json", "--session", "work"]);
+    assert!(stopped.text().contains("\"running\":false"), "{stopped:?}");
 }
 
 /// The value of a plain `NAME=value` line of a journal record.
