@@ -325,7 +325,13 @@ fn herdr_runs_as_a_systemd_user_service_and_survives_a_supervisor_crash() {
     }
 
     // Type=notify: `start` returns only after READY=1, so the socket answers at once.
-    manager.ok(&["daemon-reload"]);
+    // A manager that just answered `is-system-running` may still refuse a connection on its
+    // private socket for a moment while it finishes starting ("Failed to connect to bus"; seen
+    // on main as well): wait until it takes the reload.
+    wait_until("the user manager to take daemon-reload", PATIENCE, || {
+        let out = manager.systemctl(&["daemon-reload"]);
+        if out.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
+    });
     manager.ok(&["start", "herdr"]);
     assert_eq!(manager.is_active(), "active");
     server.answers_ping().expect("the service answers as soon as `start` returned");
