@@ -25,7 +25,7 @@ fn run_with(server: &TestServer, exe: &Path, args: &[&str]) -> CliOutput {
     cli::run(server.command(exe), args, REQUEST_TIMEOUT)
 }
 
-/// `ping` of the session at `socket`: its `binary.path` and `service.pid`.
+/// `status server --json` of the session: its `binary.path` and `service.pid`.
 fn running(server: &TestServer, session: Option<&str>) -> (String, u64) {
     let mut args = vec!["status", "server", "--json"];
     if let Some(name) = session {
@@ -37,6 +37,16 @@ fn running(server: &TestServer, session: Option<&str>) -> (String, u64) {
     let path = status["binary"]["path"].as_str().expect("binary.path").to_owned();
     let pid = status["service"]["pid"].as_u64().expect("service.pid");
     (path, pid)
+}
+
+/// `status server --json`'s `service.mode` for the session.
+fn service_mode(server: &TestServer, session: Option<&str>) -> String {
+    let mut args = vec!["status", "server", "--json"];
+    if let Some(name) = session {
+        args.extend(["--session", name]);
+    }
+    let status: Value = serde_json::from_str(server.cli(&args).text()).expect("status --json");
+    status["service"]["mode"].as_str().unwrap_or_else(|| panic!("no service.mode: {status}")).to_owned()
 }
 
 /// A pane in `session` running a shell that printed a marker: (pane id, shell pid).
@@ -73,6 +83,9 @@ fn update_handoff_moves_each_session_to_this_binary_once() {
     let (pane_work, shell_work) = marked_pane(&server, "work", &marker_work);
     let original = binaries::binary("herdr").display().to_string();
     assert_eq!(running(&server, None).0, original);
+    // How each runs: the test's own `herdr server` in the foreground, `--detach` a daemon.
+    assert_eq!(service_mode(&server, None), "foreground");
+    assert_eq!(service_mode(&server, Some("work")), "detached");
 
     // Without --handoff there is nothing to download from.
     let plain = server.cli(&["update"]);
@@ -101,6 +114,8 @@ fn update_handoff_moves_each_session_to_this_binary_once() {
     assert_eq!(lines[1], "idle: not running");
     assert_eq!(lines[2], "work: already running this binary");
     assert_eq!(running(&server, None).0, copy_path);
+    // An importer runs in a session of its own: a daemon, whatever its predecessor was.
+    assert_eq!(service_mode(&server, None), "detached");
     wait_until("the original default supervisor to exit", PATIENCE, || {
         server.server_exited().map(drop).ok_or_else(|| "still running".to_owned())
     });
