@@ -7,7 +7,7 @@
 //! Map:
 //! - [`args`]: root grammar, global `--session`, shared value types;
 //! - one module per command group: [`workspace`], [`worktree`], [`tab`], [`pane`], [`agent`],
-//!   [`api`], [`notification`], [`terminal`], [`status`], [`server`], [`session`],
+//!   [`api`], [`notification`], [`terminal`], [`status`], [`server`], [`session`], [`update`],
 //!   [`integration`] — each turns its arguments into an [`request::ApiCall`] (pure) or runs a
 //!   local action;
 //! - [`call`]: ping + protocol guard + the single request; [`connect`]: the socket edge;
