@@ -7,7 +7,8 @@
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::{
-    agent, api, integration, notification, pane, server, session, status, tab, terminal, workspace, worktree,
+    agent, api, integration, notification, pane, server, session, status, tab, terminal, update, workspace,
+    worktree,
 };
 
 /// terminal workspace manager for AI coding agents
@@ -61,6 +62,8 @@ pub enum Command {
     /// Install, remove or check agent integrations (local config edits)
     #[command(subcommand)]
     Integration(integration::IntegrationCommand),
+    /// Hand running servers to this binary (`--handoff`); this build downloads nothing
+    Update(update::UpdateArgs),
 }
 
 /// A pane neighbour direction (`pane.neighbor`, `focus_direction`, `resize`, `swap`).

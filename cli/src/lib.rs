@@ -7,7 +7,7 @@
 //! Map:
 //! - [`args`]: root grammar, global `--session`, shared value types;
 //! - one module per command group: [`workspace`], [`worktree`], [`tab`], [`pane`], [`agent`],
-//!   [`api`], [`notification`], [`terminal`], [`status`], [`server`], [`session`],
+//!   [`api`], [`notification`], [`terminal`], [`status`], [`server`], [`session`], [`update`],
 //!   [`integration`] — each turns its arguments into an [`request::ApiCall`] (pure) or runs a
 //!   local action;
 //! - [`call`]: ping + protocol guard + the single request; [`connect`]: the socket edge;
@@ -30,6 +30,7 @@ pub mod status;
 pub mod tab;
 pub mod target;
 pub mod terminal;
+pub mod update;
 pub mod workspace;
 pub mod worktree;
 
@@ -132,6 +133,8 @@ pub enum Plan {
     Session(session::SessionCommand),
     /// `herdr integration …`: local edits of agents' config dirs.
     Integration(integration::IntegrationCommand),
+    /// `herdr update [--handoff]`: across sessions (the global `--session` picks one).
+    Update(update::UpdateArgs),
 }
 
 /// Turns a command into a plan. Pure; usage errors surface here.
@@ -174,6 +177,7 @@ pub fn plan(command: Command, caller: &Caller) -> Result<Plan, UsageError> {
         Command::Worktree(cmd) => Plan::Call(worktree::call(&cmd, caller)?),
         Command::Terminal(cmd) => Plan::Call(terminal::call(&cmd)?),
         Command::Integration(cmd) => Plan::Integration(cmd),
+        Command::Update(args) => Plan::Update(args),
     };
     Ok(plan)
 }
@@ -191,6 +195,7 @@ fn dispatch(command: Command, session: Option<&str>, caller: &Caller) -> Rendere
         Plan::Session(session::SessionCommand::Attach { name }) => Ok(attach::run_named(&name, &env)),
         Plan::Session(cmd) => Ok(session::run(&cmd, &env, NO_TUI_MESSAGE)),
         Plan::Integration(cmd) => Ok(integration::run(&cmd, &herdr_integrations::Env::from_process_env())),
+        Plan::Update(args) => Ok(update::run(&args, session, &env)),
         Plan::Call(call) => target().map(|t| call::run(&t, &call)),
         Plan::Status(args) => target().map(|t| status::run(&args, &t)),
         Plan::ServerForeground { no_session } => target().map(|t| server::run_foreground(&t, no_session)),

@@ -2,6 +2,9 @@
 //! Exits 0 whether or not a server is running (scripts read `server.running`).
 //!
 //! Unlike relayed envelopes, this JSON keeps its own field order (upstream prints a struct).
+//! Ours adds, after upstream's fields, the running server's binary and how it runs (`ping`'s
+//! `binary` and `service`), and `restart_needed` is also true when that binary is not this
+//! `herdr` (an install replaced the file, or the server runs a copy elsewhere).
 
 use clap::{Args, Subcommand};
 use serde_json::{Map, Value, json};
@@ -45,6 +48,8 @@ pub struct ClientInfo {
     pub version: String,
     pub protocol: u32,
     pub binary: String,
+    /// The running image's identity (`herdr_supervisor::build_info`), compared with the server's.
+    pub identity: String,
 }
 
 impl ClientInfo {
@@ -52,7 +57,31 @@ impl ClientInfo {
         let binary = std::env::current_exe()
             .map(|path| path.display().to_string())
             .unwrap_or_else(|err| format!("unknown ({err})"));
-        ClientInfo { version: HERDR_VERSION.to_owned(), protocol: PROTOCOL_VERSION, binary }
+        ClientInfo {
+            version: HERDR_VERSION.to_owned(),
+            protocol: PROTOCOL_VERSION,
+            binary,
+            identity: herdr_supervisor::build_info::current_identity(),
+        }
+    }
+}
+
+/// Why a running server should be restarted (or handed over) to run this `herdr`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RestartReason {
+    Protocol,
+    Version,
+    /// Same version and protocol, but another file: a rebuild, an install, a copy.
+    Binary,
+}
+
+impl RestartReason {
+    pub fn describe(self) -> &'static str {
+        match self {
+            RestartReason::Protocol => "the server speaks another protocol",
+            RestartReason::Version => "the server is another version",
+            RestartReason::Binary => "the server runs another build of herdr than this binary",
+        }
     }
 }
 
@@ -92,17 +121,59 @@ impl Report {
         self.server_protocol().map(|p| p == u64::from(self.client.protocol))
     }
 
-    /// A running server is from another build (version or protocol differ) and should be
-    /// restarted to pick up this one. `None` when it cannot be told.
-    fn restart_needed(&self) -> Option<bool> {
+    fn pong_field(&self, field: &str) -> Option<&Value> {
         match &self.server {
-            ServerState::NotRunning => Some(false),
+            ServerState::Running(pong) => pong.get(field).filter(|v| !v.is_null()),
+            ServerState::NotRunning => None,
+        }
+    }
+
+    /// Whether the server runs this very binary; `None` when it does not say (an older build,
+    /// or upstream) or this process cannot tell its own identity.
+    pub fn same_binary(&self) -> Option<bool> {
+        let theirs = self.pong_field("binary")?.get("identity")?.as_str()?;
+        if self.client.identity.starts_with("unknown") {
+            return None;
+        }
+        Some(theirs == self.client.identity)
+    }
+
+    /// Why a running server should be restarted to pick up this build: `Some(None)` when it
+    /// need not be (or none runs), `None` when it cannot be told (the server's protocol is
+    /// unknown).
+    pub fn restart_reason(&self) -> Option<Option<RestartReason>> {
+        match &self.server {
+            ServerState::NotRunning => Some(None),
             ServerState::Running(_) => {
                 let protocol_differs = self.compatible().map(|ok| !ok)?;
-                let version_differs = self.server_version().map(|v| v != self.client.version);
-                Some(protocol_differs || version_differs.unwrap_or(false))
+                let version_differs = self.server_version().is_some_and(|v| v != self.client.version);
+                Some(if protocol_differs {
+                    Some(RestartReason::Protocol)
+                } else if version_differs {
+                    Some(RestartReason::Version)
+                } else if self.same_binary() == Some(false) {
+                    Some(RestartReason::Binary)
+                } else {
+                    None
+                })
             }
         }
+    }
+
+    /// A running server is from another build (protocol, version or binary differ) and should
+    /// be restarted to pick up this one. `None` when it cannot be told.
+    fn restart_needed(&self) -> Option<bool> {
+        self.restart_reason().map(|reason| reason.is_some())
+    }
+
+    /// `systemd (herdr.service), pid 42` / `detached, pid 42`.
+    fn service_text(&self) -> Option<String> {
+        let service = self.pong_field("service")?;
+        let mode = service.get("mode")?.as_str()?;
+        let unit = service.get("unit").and_then(Value::as_str).map(|u| format!(" ({u})")).unwrap_or_default();
+        let pid =
+            service.get("pid").and_then(Value::as_u64).map(|p| format!(", pid {p}")).unwrap_or_default();
+        Some(format!("{mode}{unit}{pid}"))
     }
 }
 
@@ -130,24 +201,55 @@ pub fn server_text(report: &Report, indent: &str) -> String {
         ServerState::NotRunning => {
             format!("{indent}status: not running\n{indent}socket: {}\n", report.socket)
         }
-        ServerState::Running(_) => format!(
-            "{indent}status: running\n{indent}version: {}\n{indent}protocol: {}\n{indent}compatible: {}\n\
-             {indent}socket: {}\n",
-            report.server_version().unwrap_or("unknown"),
-            report.server_protocol().map_or_else(|| "unknown".to_owned(), |p| p.to_string()),
-            yes_no(report.compatible()),
-            report.socket
-        ),
+        ServerState::Running(_) => {
+            let mut out = format!(
+                "{indent}status: running\n{indent}version: {}\n{indent}protocol: {}\n{indent}compatible: {}\n\
+                 {indent}socket: {}\n",
+                report.server_version().unwrap_or("unknown"),
+                report.server_protocol().map_or_else(|| "unknown".to_owned(), |p| p.to_string()),
+                yes_no(report.compatible()),
+                report.socket
+            );
+            // Ours, after upstream's lines (parsers read the ones they know).
+            if let Some(path) =
+                report.pong_field("binary").and_then(|b| b.get("path")).and_then(Value::as_str)
+            {
+                out.push_str(&format!("{indent}binary: {path}\n"));
+                out.push_str(&format!("{indent}same_binary: {}\n", yes_no(report.same_binary())));
+            }
+            if let Some(service) = report.service_text() {
+                out.push_str(&format!("{indent}service: {service}\n"));
+            }
+            out
+        }
     }
 }
 
 pub fn full_text(report: &Report) -> String {
-    format!(
+    let mut out = format!(
         "client:\n{}\nserver:\n{}\nupdate:\n  restart_needed: {}\n",
         client_text(&report.client, "  ", false),
         server_text(report, "  "),
         yes_no(report.restart_needed())
-    )
+    );
+    if let Some(Some(reason)) = report.restart_reason() {
+        out.push_str(&format!("  reason: {}\n  hint: {}\n", reason.describe(), restart_hint(report)));
+    }
+    out
+}
+
+/// How to pick up this build without losing a pane.
+fn restart_hint(report: &Report) -> String {
+    let systemd = report
+        .pong_field("service")
+        .and_then(|s| s.get("mode"))
+        .and_then(Value::as_str)
+        .is_some_and(|mode| mode == "systemd");
+    let unit = report.pong_field("service").and_then(|s| s.get("unit")).and_then(Value::as_str);
+    match (systemd, unit) {
+        (true, Some(unit)) => format!("systemctl --user reload {unit} (or herdr update --handoff)"),
+        _ => "herdr update --handoff".to_owned(),
+    }
 }
 
 pub fn client_json(client: &ClientInfo, session: Option<&str>) -> Value {
@@ -157,6 +259,7 @@ pub fn client_json(client: &ClientInfo, session: Option<&str>) -> Value {
         "protocol": client.protocol,
         "binary": client.binary,
         "session": session,
+        "identity": client.identity,
     })
 }
 
@@ -176,14 +279,19 @@ pub fn server_json(report: &Report) -> Value {
     server.insert("socket".into(), Value::from(report.socket.as_str()));
     server.insert("session".into(), report.session.as_deref().map_or(Value::Null, Value::from));
     server.insert("restart_needed".into(), report.restart_needed().map_or(Value::Null, Value::from));
+    // Ours, after upstream's fields.
+    server.insert("binary".into(), report.pong_field("binary").cloned().unwrap_or(Value::Null));
+    server.insert("same_binary".into(), report.same_binary().map_or(Value::Null, Value::from));
+    server.insert("service".into(), report.pong_field("service").cloned().unwrap_or(Value::Null));
     Value::Object(server)
 }
 
 pub fn full_json(report: &Report) -> Value {
+    let reason = report.restart_reason().flatten().map(RestartReason::describe);
     json!({
         "client": client_json(&report.client, report.session.as_deref()),
         "server": server_json(report),
-        "update": {"restart_needed": report.restart_needed()},
+        "update": {"restart_needed": report.restart_needed(), "reason": reason},
     })
 }
 

@@ -6,10 +6,11 @@
 //!
 //! When the connection ends without a `Shutdown` (the supervisor crashed or was killed; its
 //! panes live on in their workers and a new supervisor re-adopts them), the client stays
-//! attached: a notice on the bottom row says it is reconnecting, input is dropped except for a
-//! local `ctrl+b q` that detaches, and it retries the same socket with backoff (the `reconnect`
-//! module), running the caller's hook to start a server when nobody listens. The new server's
-//! first paint replaces the screen.
+//! attached: a notice on the bottom row says it is reconnecting, keys typed meanwhile are held
+//! for the next server when it answers within two seconds (a live handoff) and dropped after a
+//! longer outage, a local `ctrl+b q` detaches, and it retries the same socket with backoff (the
+//! `reconnect` module), running the caller's hook to start a server when nobody listens. The
+//! new server's first paint replaces the screen.
 //!
 //! Desktop notifications the supervisor sends are written as OSC 9 or handed to the desktop
 //! notifier (the `notify` module). Copies arrive as OSC 52 for the

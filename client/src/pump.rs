@@ -4,8 +4,8 @@
 //! nobody listens) while a notice on the bottom row says so.
 //!
 //! Threads meet in [`Shared`]: the welcomed connection's sending half (`None` while
-//! reconnecting, which is how input gets dropped then) and the local events the reconnect loop
-//! waits for. The terminal side is injected ([`TerminalIo`]) so the loop runs without a TTY.
+//! reconnecting, when input is held for the next server for a moment) and the local events the
+//! reconnect loop waits for. The terminal side is injected ([`TerminalIo`]) so the loop runs without a TTY.
 
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -91,6 +91,8 @@ struct State {
     resized: bool,
     /// The hook, back from its thread, with what it returned.
     hook_done: Option<(ServerMissingHook, Result<(), String>)>,
+    /// Keys typed while no server was connected, for the next one (see `HeldInput`).
+    held: reconnect::HeldInput,
 }
 
 impl State {
@@ -368,7 +370,7 @@ impl Shared {
         }
     }
 
-    /// Drops the current connection's sending half, so input is dropped until [`Self::connect`].
+    /// Drops the current connection's sending half, so input is held until [`Self::connect`].
     fn disconnect(&self) {
         if let Some(outbox) = self.lock().outbox.take() {
             outbox.close();
@@ -391,6 +393,9 @@ impl Shared {
         {
             let _ = outbox.send(&ClientToServer::Resize { cols, rows });
         }
+        if let Some(bytes) = state.held.take(Instant::now()) {
+            let _ = outbox.send(&ClientToServer::Input(bytes));
+        }
         state.outbox = Some(outbox);
         Ok(())
     }
@@ -411,8 +416,9 @@ impl Shared {
     }
 }
 
-/// Input bytes to the server, as read; while no server is connected they are dropped, except
-/// that `ctrl+b q` detaches. End of input means the terminal is gone.
+/// Input bytes to the server, as read; while no server is connected (or the send fails because
+/// the connection just ended) they are held briefly for the next server, and `ctrl+b q`
+/// detaches. End of input means the terminal is gone.
 fn forward_input(shared: &Shared, mut input: Box<dyn Read + Send>) {
     let mut buf = vec![0u8; MAX_INPUT_CHUNK];
     let mut chord = DetachChord::default();
@@ -428,10 +434,13 @@ fn forward_input(shared: &Shared, mut input: Box<dyn Read + Send>) {
             Some(outbox) => {
                 // A failed send means the connection is ending; the reader notices and
                 // reconnects, and this thread carries on with the next connection.
-                let _ = outbox.send(&ClientToServer::Input(buf[..n].to_vec()));
+                if outbox.send(&ClientToServer::Input(buf[..n].to_vec())).is_err() {
+                    state.held.hold(Instant::now(), &buf[..n]);
+                }
                 chord.reset();
             }
             None => {
+                state.held.hold(Instant::now(), &buf[..n]);
                 if chord.feed(&buf[..n]) {
                     state.detach = true;
                     shared.news.notify_all();

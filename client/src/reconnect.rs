@@ -74,6 +74,47 @@ impl HookThrottle {
     }
 }
 
+/// Keys typed while no server is connected, handed to the next one if it answers soon. A live
+/// handoff drops every terminal client and the new supervisor welcomes it back a few hundred
+/// milliseconds later; keys typed in that gap (a `q` for the `top` that is still on screen)
+/// used to vanish. After a longer outage the user has been looking at the reconnect notice,
+/// and what they typed blind is not sent: nothing older than [`HELD_INPUT_MAX_AGE`] is kept,
+/// and at most [`HELD_INPUT_MAX_BYTES`].
+#[derive(Debug, Default)]
+pub(crate) struct HeldInput {
+    since: Option<Instant>,
+    bytes: Vec<u8>,
+}
+
+/// How long typed keys wait for the next server.
+pub(crate) const HELD_INPUT_MAX_AGE: Duration = Duration::from_secs(2);
+/// How much typed input waits for the next server (a paste beyond it is dropped whole).
+pub(crate) const HELD_INPUT_MAX_BYTES: usize = 4096;
+
+impl HeldInput {
+    /// Keeps `bytes` typed at `now`, unless that would go past the byte limit.
+    pub(crate) fn hold(&mut self, now: Instant, bytes: &[u8]) {
+        if self.since.is_some_and(|since| now.saturating_duration_since(since) > HELD_INPUT_MAX_AGE) {
+            // The outage outlived the hold: start over with what is typed now.
+            self.bytes.clear();
+            self.since = None;
+        }
+        if self.bytes.len() + bytes.len() > HELD_INPUT_MAX_BYTES {
+            return;
+        }
+        self.since.get_or_insert(now);
+        self.bytes.extend_from_slice(bytes);
+    }
+
+    /// What to send to a server welcomed at `now`: everything held, if its first key is recent
+    /// enough; empties the hold either way.
+    pub(crate) fn take(&mut self, now: Instant) -> Option<Vec<u8>> {
+        let since = self.since.take()?;
+        let bytes = std::mem::take(&mut self.bytes);
+        (now.saturating_duration_since(since) <= HELD_INPUT_MAX_AGE && !bytes.is_empty()).then_some(bytes)
+    }
+}
+
 /// What the notice says the client is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Phase {
@@ -176,5 +217,37 @@ mod tests {
     #[test]
     fn a_zero_sized_terminal_gets_no_notice() {
         assert_eq!(notice("abc", 0, 0), crate::terminal::mouse_capture(false));
+    }
+
+    #[test]
+    fn keys_typed_during_a_short_gap_reach_the_next_server() {
+        let t0 = Instant::now();
+        let mut held = HeldInput::default();
+        assert_eq!(held.take(t0), None, "nothing typed");
+        held.hold(t0, b"q");
+        held.hold(t0 + Duration::from_millis(100), b"\r");
+        assert_eq!(held.take(t0 + Duration::from_millis(400)), Some(b"q\r".to_vec()));
+        assert_eq!(held.take(t0 + Duration::from_millis(400)), None, "sent once");
+    }
+
+    #[test]
+    fn keys_typed_blind_during_a_long_outage_are_not_sent() {
+        let t0 = Instant::now();
+        let mut held = HeldInput::default();
+        held.hold(t0, b"rm -rf build");
+        assert_eq!(held.take(t0 + HELD_INPUT_MAX_AGE + Duration::from_millis(1)), None);
+        // Typed long after the first key: the stale part goes, the fresh part is kept.
+        held.hold(t0, b"old");
+        held.hold(t0 + Duration::from_secs(10), b"new");
+        assert_eq!(held.take(t0 + Duration::from_secs(10)), Some(b"new".to_vec()));
+    }
+
+    #[test]
+    fn a_paste_past_the_limit_is_not_held() {
+        let t0 = Instant::now();
+        let mut held = HeldInput::default();
+        held.hold(t0, b"ab");
+        held.hold(t0, &vec![b'x'; HELD_INPUT_MAX_BYTES]);
+        assert_eq!(held.take(t0), Some(b"ab".to_vec()), "what fitted is kept, the paste is not cut");
     }
 }

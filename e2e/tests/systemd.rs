@@ -18,7 +18,8 @@
 //!
 //! journald: a supervisor whose stderr is the `$JOURNAL_STREAM` sends structured records to
 //! journald's socket, which a second private mount namespace binds to this test's own datagram
-//! socket (there is no journald in the user manager above).
+//! socket (there is no journald in the user manager above); so does the importer of a live
+//! handoff it starts.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -117,6 +118,17 @@ impl UserManager {
             unit.replace("%h/.local/bin/herdr", &herdr.display().to_string()),
         )
         .expect("install the unit");
+        let template =
+            fs::read_to_string(source.with_file_name("herdr@.service")).expect("read herdr@.service");
+        assert!(
+            template.contains("%h/.local/bin/herdr server --session %i"),
+            "unexpected ExecStart in {template}"
+        );
+        fs::write(
+            units.join("herdr@.service"),
+            template.replace("%h/.local/bin/herdr", &herdr.display().to_string()),
+        )
+        .expect("install the template unit");
 
         let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
         let id = format!("{}-{nanos}", std::process::id());
@@ -296,22 +308,30 @@ fn herdr_runs_as_a_systemd_user_service_and_survives_a_supervisor_crash() {
     server.use_default_paths();
     let manager = UserManager::start(&server);
 
-    // The installed unit passes systemd's own check.
-    let mut verify = Command::new(require("systemd-analyze"));
-    manager.env(&mut verify);
-    let verified = verify
-        .args(["--user", "verify"])
-        .arg(manager.home.join(".config/systemd/user/herdr.service"))
-        .output()
-        .expect("run systemd-analyze");
-    assert!(
-        verified.status.success(),
-        "systemd-analyze verify: {}",
-        String::from_utf8_lossy(&verified.stderr)
-    );
+    // The installed units pass systemd's own check.
+    for unit in ["herdr.service", "herdr@.service"] {
+        let mut verify = Command::new(require("systemd-analyze"));
+        manager.env(&mut verify);
+        let verified = verify
+            .args(["--user", "verify"])
+            .arg(manager.home.join(".config/systemd/user").join(unit))
+            .output()
+            .expect("run systemd-analyze");
+        assert!(
+            verified.status.success(),
+            "systemd-analyze verify {unit}: {}",
+            String::from_utf8_lossy(&verified.stderr)
+        );
+    }
 
     // Type=notify: `start` returns only after READY=1, so the socket answers at once.
-    manager.ok(&["daemon-reload"]);
+    // A manager that just answered `is-system-running` may still refuse a connection on its
+    // private socket for a moment while it finishes starting ("Failed to connect to bus"; seen
+    // on main as well): wait until it takes the reload.
+    wait_until("the user manager to take daemon-reload", PATIENCE, || {
+        let out = manager.systemctl(&["daemon-reload"]);
+        if out.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
+    });
     manager.ok(&["start", "herdr"]);
     assert_eq!(manager.is_active(), "active");
     server.answers_ping().expect("the service answers as soon as `start` returned");
@@ -322,6 +342,12 @@ fn herdr_runs_as_a_systemd_user_service_and_survives_a_supervisor_crash() {
         cgroup_of(first.unsigned_abs())
     );
     assert!(environ_names(first, "NOTIFY_SOCKET"), "the supervisor was not started as a notify service");
+    let status = server.cli(&["status", "server", "--json"]);
+    let status: serde_json::Value = serde_json::from_str(status.text()).expect("status json");
+    assert_eq!(status["service"]["mode"], "systemd", "{status}");
+    assert_eq!(status["service"]["unit"], "herdr.service", "{status}");
+    assert_eq!(status["service"]["pid"], first, "{status}");
+    assert_eq!(status["same_binary"], true, "the service runs the herdr the CLI is: {status}");
     assert!(
         server.data_dir().join("herdr.sock").exists(),
         "the service and the CLI resolve $HOME/.config/herdr/herdr.sock from the same HOME"
@@ -404,6 +430,22 @@ fn herdr_runs_as_a_systemd_user_service_and_survives_a_supervisor_crash() {
     procs::wait_gone("every pane's shell and worker after stop", &[shells.clone(), workers].concat());
     let saved = session_file::read(&server.session_json_path()).expect("session.json after stop");
     assert_eq!(session_file::panes(&saved).len(), 2, "the stop saved the whole layout: {saved}");
+
+    // herdr@NAME serves the named session `herdr --session NAME` talks to.
+    manager.ok(&["start", "herdr@work"]);
+    let status = server.cli(&["status", "server", "--json", "--session", "work"]);
+    let status: serde_json::Value = serde_json::from_str(status.text()).expect("status json");
+    assert_eq!(status["running"], true, "{status}");
+    assert_eq!(status["session"], "work", "{status}");
+    assert_eq!(status["service"]["unit"], "herdr@work.service", "{status}");
+    manager.ok(&["stop", "herdr@work"]);
+    let stopped = server.cli(&["status", "server", "--json", "--session", "work"]);
+    assert!(stopped.text().contains("\"running\":false"), "{stopped:?}");
+}
+
+/// The value of a plain `NAME=value` line of a journal record.
+fn field<'a>(record: &'a str, name: &str) -> Option<&'a str> {
+    record.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix('='))
 }
 
 /// Run by `unshare -m --propagation private sh -c`: journald's socket path, in this namespace
@@ -465,8 +507,42 @@ fn a_supervisor_on_the_journal_stream_logs_structured_records_to_journald() {
     }
     let text = fs::read_to_string(&log).unwrap_or_default();
     assert!(!text.contains("listening"), "the record went to stderr as well: {text}");
-    server.cli(&["server", "stop"]);
-    wait_until("the supervisor to exit", PATIENCE, || {
+
+    // A live handoff (what `systemctl reload` runs): the importer inherits the journal stream and
+    // its variable, so its records reach journald as well, not the detached server's log file.
+    let handoff = server.cli(&["server", "live-handoff"]);
+    assert!(handoff.status.success(), "live-handoff: {handoff:?}");
+    let first_pid = field(&listening, "SYSLOG_PID").expect("the supervisor's pid");
+    let (committed, importer_listening) =
+        wait_until("the importer's records on the journal socket", PATIENCE, || {
+            let mut buf = vec![0u8; 64 * 1024];
+            if let Ok(n) = journal.recv(&mut buf) {
+                records.push(String::from_utf8_lossy(&buf[..n]).into_owned());
+            }
+            let from_importer = |needle: &str| {
+                records
+                    .iter()
+                    .find(|r| r.contains(needle) && field(r, "SYSLOG_PID").is_some_and(|p| p != first_pid))
+                    .cloned()
+            };
+            match (
+                from_importer("handoff: committed; serving the session"),
+                from_importer("herdr supervisor listening"),
+            ) {
+                (Some(committed), Some(listening)) => Ok((committed, listening)),
+                _ => Err(format!("{records:?}")),
+            }
+        });
+    assert!(committed.contains("CODE_MODULE=herdr_supervisor::handoff::import\n"), "{committed:?}");
+    assert!(committed.contains("SYSLOG_IDENTIFIER=herdr\n"), "{committed:?}");
+    assert!(importer_listening.contains("PRIORITY=5\n"), "{importer_listening:?}");
+    let server_log = server.data_dir().join("herdr-server.log");
+    let appended = fs::read_to_string(&server_log).unwrap_or_default();
+    assert!(!appended.contains("committed"), "the importer wrote to {}: {appended}", server_log.display());
+    assert!(!fs::read_to_string(&log).unwrap_or_default().contains("committed"), "and not as plain lines");
+    wait_until("the old supervisor to exit after the handoff", PATIENCE, || {
         supervisor.try_wait().ok().flatten().ok_or_else(|| "running".to_owned())
     });
+    let stopped = server.cli(&["server", "stop"]);
+    assert!(stopped.status.success(), "the importer serves and stops: {stopped:?}");
 }

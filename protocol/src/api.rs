@@ -24,7 +24,7 @@ pub use records::{
 pub use results::{
     ApiResult, PaneEdgesResult, PaneFocusDirectionReason, PaneFocusDirectionResult, PaneMoveReason,
     PaneMoveResult, PaneNeighborResult, PaneResizeReason, PaneResizeResult, PaneSwapReason, PaneSwapResult,
-    PaneZoomReason, PaneZoomResult, ServerCapabilities,
+    PaneZoomReason, PaneZoomResult, ServerBinary, ServerCapabilities, ServiceMode, ServiceState,
 };
 pub use results::{ConfigReloadStatus, NotificationShowReason};
 

@@ -9,6 +9,7 @@
 mod agents;
 pub mod api;
 mod autosave;
+pub mod build_info;
 mod clients;
 pub mod config;
 mod handoff;

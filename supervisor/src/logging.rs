@@ -48,8 +48,9 @@ pub fn names_stream(journal_stream: Option<&OsStr>, dev: u64, ino: u64) -> bool 
     journal_stream.and_then(OsStr::to_str).is_some_and(|value| value == format!("{dev}:{ino}"))
 }
 
-/// Whether this process's stderr is the journal stream systemd gave it.
-fn stderr_is_journal() -> bool {
+/// Whether this process's stderr is the journal stream systemd gave it (a live handoff's
+/// importer then inherits it, see `handoff/export.rs`).
+pub fn stderr_is_journal() -> bool {
     let Ok(stat) = nix::sys::stat::fstat(std::io::stderr().as_fd()) else {
         return false;
     };
@@ -73,6 +74,18 @@ pub fn init() {
     if installed {
         log::set_max_level(level);
     }
+    // Every supervisor entry point starts here: say which image runs, and record it before
+    // anything could replace the file (`ping` reports the same).
+    let build = crate::build_info::record();
+    log::info!(
+        "herdr {} running {} (identity {}), {:?} pid {}{}",
+        herdr_protocol::HERDR_VERSION,
+        build.binary.path,
+        build.binary.identity,
+        build.service.mode,
+        build.service.pid,
+        build.service.unit.as_deref().map(|u| format!(" in {u}")).unwrap_or_default()
+    );
 }
 
 #[cfg(test)]

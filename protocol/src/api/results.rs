@@ -22,6 +22,37 @@ pub struct ServerCapabilities {
     pub surface_interest: bool,
 }
 
+/// `pong.binary` (ours, additive): the executable a running supervisor was started from.
+/// `identity` tells two builds at the same path apart (device, inode, size and mtime of the
+/// running image), so a client can see that an install replaced the file since.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerBinary {
+    pub path: String,
+    pub identity: String,
+}
+
+/// How a running supervisor was started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServiceMode {
+    /// A systemd unit (`herdr.service`): restarts and reloads go through systemctl.
+    Systemd,
+    /// A daemon in its own session (`herdr server --detach`, or the importer of a handoff).
+    Detached,
+    /// `herdr server` in a terminal or under a script.
+    Foreground,
+}
+
+/// `pong.service` (ours, additive): how the supervisor runs and its pid.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServiceState {
+    pub mode: ServiceMode,
+    /// The systemd unit, when `mode` is `systemd` and the cgroup names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+    pub pid: u32,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PaneNeighborResult {
     pub pane_id: String,
@@ -179,6 +210,10 @@ pub enum ApiResult {
         protocol: u32,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         capabilities: Option<ServerCapabilities>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        binary: Option<ServerBinary>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        service: Option<ServiceState>,
     },
     Ok,
     SessionSnapshot {

@@ -176,6 +176,22 @@ fn all_results() -> Vec<ApiResult> {
                 health_check: true,
                 surface_interest: false,
             }),
+            binary: Some(ServerBinary {
+                path: "/usr/bin/herdr".into(),
+                identity: "2049:131:9000000:1700000000.5".into(),
+            }),
+            service: Some(ServiceState {
+                mode: ServiceMode::Systemd,
+                unit: Some("herdr.service".into()),
+                pid: 42,
+            }),
+        },
+        ApiResult::Pong {
+            version: "0.1.0".into(),
+            protocol: 22,
+            capabilities: None,
+            binary: None,
+            service: Some(ServiceState { mode: ServiceMode::Foreground, unit: None, pid: 7 }),
         },
         ApiResult::Ok,
         ApiResult::SessionSnapshot { snapshot: Box::new(snapshot) },

@@ -9,6 +9,7 @@ use crate::handoff::{self, HandoffError};
 use crate::state::Shared;
 
 pub fn ping() -> ApiResult {
+    let build = crate::build_info::record();
     ApiResult::Pong {
         version: HERDR_VERSION.to_owned(),
         protocol: PROTOCOL_VERSION,
@@ -21,6 +22,8 @@ pub fn ping() -> ApiResult {
             health_check: false,
             surface_interest: false,
         }),
+        binary: Some(build.binary.clone()),
+        service: Some(build.service.clone()),
     }
 }
 

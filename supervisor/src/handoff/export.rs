@@ -21,6 +21,9 @@ use crate::workers::{PidFd, Released};
 
 /// How long one pane's task may take to let go of its worker.
 const RELEASE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long an importer that exited may still have a step in flight: it is in the socket already,
+/// or the socket reads EOF.
+const LAST_WORDS: Duration = Duration::from_millis(500);
 /// The detached server's log, in the session data dir (the CLI's `herdr server --detach` log).
 const LOG_FILE_NAME: &str = "herdr-server.log";
 
@@ -125,11 +128,18 @@ async fn converse(
     Ok(())
 }
 
-/// The importer's next step, or why there is none (it exited, it went quiet).
+/// The importer's next step, or why there is none (it exited, it went quiet). An importer that
+/// refuses sends its reason and exits at once; on a busy machine its exit can be seen before
+/// the line is read, so what it wrote before exiting is still taken (the reason is the answer
+/// the caller needs, not "it exited").
 async fn next(conv: &mut Conversation, importer: &PidFd) -> Result<Step, HandoffError> {
     tokio::select! {
+        biased;
         step = conv.recv() => Ok(step?),
-        () = importer.exited() => Err(HandoffError::ImporterExited),
+        () = importer.exited() => match conv.recv_within(LAST_WORDS).await {
+            Ok(step) => Ok(step),
+            Err(_) => Err(HandoffError::ImporterExited),
+        },
     }
 }
 
@@ -150,9 +160,13 @@ async fn release_all(shared: &Arc<Shared>) -> Vec<Released> {
 }
 
 /// Starts `exe server --handoff-import <socket> <token>` for this session, detached (its own
-/// session, like `--detach`), with our environment, its output appended to the server log.
-/// Returns its pid and a pidfd on it: it is our child, but the reaper reaps it, so only a pidfd says when
-/// it exits and kills exactly it.
+/// session, like `--detach`), with our environment. Its output goes where ours does when that is
+/// the journal (stderr inherited with `$JOURNAL_STREAM`, so the importer's own logger sees the
+/// stream it names and sends structured records, and a service's log stays in one place);
+/// otherwise it is appended to the server log (a foreground supervisor's terminal is no place
+/// for a daemon's output, and a detached one writes to that log already).
+/// Returns its pid and a pidfd on it: it is our child, but the reaper reaps it, so only a pidfd
+/// says when it exits and kills exactly it.
 fn spawn_importer(
     shared: &Shared,
     exe: &Path,
@@ -160,9 +174,6 @@ fn spawn_importer(
     token: &str,
 ) -> Result<(u32, Option<PidFd>), HandoffError> {
     let spawn_error = |source| HandoffError::Spawn { exe: exe.to_owned(), source };
-    let log_path: PathBuf = shared.config.data_dir.join(LOG_FILE_NAME);
-    let log =
-        OpenOptions::new().create(true).append(true).mode(0o600).open(&log_path).map_err(spawn_error)?;
     let mut command = Command::new(exe);
     command.arg("server");
     if let Some(session) = &shared.config.session_name {
@@ -172,7 +183,15 @@ fn spawn_importer(
         command.arg("--no-session");
     }
     command.arg("--handoff-import").arg(socket).arg(token);
-    command.stdin(Stdio::null()).stdout(log.try_clone().map_err(spawn_error)?).stderr(log);
+    command.stdin(Stdio::null());
+    if crate::logging::stderr_is_journal() {
+        command.stdout(Stdio::inherit()).stderr(Stdio::inherit());
+    } else {
+        let log_path: PathBuf = shared.config.data_dir.join(LOG_FILE_NAME);
+        let log =
+            OpenOptions::new().create(true).append(true).mode(0o600).open(&log_path).map_err(spawn_error)?;
+        command.stdout(log.try_clone().map_err(spawn_error)?).stderr(log);
+    }
     // SAFETY: the closure runs in the forked child before exec and only calls setsid(2), which is
     // async-signal-safe; it allocates nothing and touches no parent state.
     unsafe {
