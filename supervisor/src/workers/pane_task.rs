@@ -395,7 +395,7 @@ impl PaneTask {
         let start = Start::Adopt { child_pid: self.program.pid, cols, rows };
         let screen = (self.key, self.observer.clone());
         let spec = WorkerSpec { exe: &self.worker_exe, identity: &self.identity };
-        match Worker::spawn_and_greet(&spec, start, Some(&self.program.master), screen).await {
+        match Worker::spawn_and_greet(&spec, start, Some(&self.program.master), None, screen).await {
             Ok(worker) => {
                 log::warn!(
                     "pane {:?}: worker {} died; worker {} adopted program {}",
