@@ -114,6 +114,16 @@ fn a_handoff_to_the_next_link_version_moves_every_pane_to_its_worker() {
     }
     let log = importer_log(&server);
     assert!(log.contains("because it speaks link version"), "upgrades are logged per pane:\n{log}");
+    // A read shows at most 1000 rows; the dump sizes say the rest came too: the biggest (the
+    // 3000 lines' pane) holds at least every `row-N` line it printed.
+    let printed: usize = (1..=3000).map(|n: usize| format!("row-{n}\r\n").len()).sum();
+    let biggest = log
+        .lines()
+        .filter(|l| l.contains("upgraded worker"))
+        .filter_map(|l| l.split("; ").nth(1)?.split(' ').next()?.parse::<usize>().ok())
+        .max()
+        .expect("upgrade lines with their dump sizes");
+    assert!(biggest >= printed, "the biggest dump has {biggest} bytes, the 3000 lines alone {printed}");
 
     // Scrollback: the 3000 lines' pane printed nothing since, so its read is the same.
     assert_eq!(recent(&server, &lines), lines_before, "the 3000 lines came over");
