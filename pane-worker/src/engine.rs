@@ -23,9 +23,11 @@ use libghostty_vt::{
 
 mod copy;
 mod damage;
+mod dump;
 mod pointer;
 
 pub use copy::CopyOutcome;
+pub use dump::DumpError;
 pub use pointer::MouseEffect;
 
 use crate::{

@@ -36,7 +36,9 @@ use std::{
     path::Path,
 };
 
-use herdr_protocol::ipc::{IPC_VERSION, Start, SupervisorToWorker, WorkerToSupervisor};
+use herdr_protocol::ipc::{
+    IPC_VERSION, Start, SupervisorToWorker, VersionRange, WorkerToSupervisor, version,
+};
 
 use crate::{
     engine::Engine,
@@ -82,10 +84,12 @@ async fn serve(ipc: OwnedFd) -> Result<(), WorkerError> {
     let (mut reader, mut writer) = link::open(ipc)?;
     let Some(first) = reader.recv().await? else { return Ok(()) };
     let (start, identity) = match first {
-        SupervisorToWorker::Hello { version, start, identity } if version == IPC_VERSION => (start, identity),
-        SupervisorToWorker::Hello { version, .. } => {
-            let reason = format!("worker speaks ipc version {IPC_VERSION}, supervisor sent {version}");
-            return refuse(&mut writer, reason).await;
+        SupervisorToWorker::Hello { version, min_version, start, identity } => {
+            let supervisor = VersionRange { min: min_version, max: version };
+            if let Err(mismatch) = version::negotiate(supervisor, VersionRange::OURS) {
+                return refuse(&mut writer, mismatch.to_string()).await;
+            }
+            (start, identity)
         }
         other => return refuse(&mut writer, format!("expected Hello first, got {other:?}")).await,
     };
@@ -108,10 +112,39 @@ async fn serve(ipc: OwnedFd) -> Result<(), WorkerError> {
             let Some(master) = reader.take_fd() else {
                 return refuse(&mut writer, "Adopt without a PTY master fd beside Hello".into()).await;
             };
-            adopt_pane(master, child_pid, cols, rows, (reader, writer), home)?
+            adopt_pane(master, child_pid, cols, rows, None, (reader, writer), home)?
+        }
+        Start::Restore { child_pid, cols, rows, revision, dump_len } => {
+            let Some(master) = reader.take_fd() else {
+                return refuse(&mut writer, "Restore without a PTY master fd beside Hello".into()).await;
+            };
+            let dump = match receive_dump(&mut reader, dump_len).await {
+                Ok(dump) => dump,
+                Err(reason) => return refuse(&mut writer, reason).await,
+            };
+            let engine = Engine::restore(cols, rows, &dump, revision)?;
+            adopt_pane(master, child_pid, cols, rows, Some(engine), (reader, writer), home)?
         }
     };
     pane.run().await
+}
+
+/// The `dump_len` bytes of dump a `Start::Restore` announced, from the `DumpChunk`s after it.
+async fn receive_dump(reader: &mut LinkReader, dump_len: u64) -> Result<Vec<u8>, String> {
+    let len = usize::try_from(dump_len).map_err(|_| format!("a dump of {dump_len} bytes is too large"))?;
+    let mut dump = Vec::with_capacity(len);
+    while dump.len() < len {
+        match reader.recv().await {
+            Ok(Some(SupervisorToWorker::DumpChunk { bytes })) => dump.extend_from_slice(&bytes),
+            Ok(Some(other)) => return Err(format!("expected the dump, got {other:?}")),
+            Ok(None) => return Err("the supervisor left before sending the whole dump".into()),
+            Err(err) => return Err(err.to_string()),
+        }
+    }
+    if dump.len() != len {
+        return Err(format!("the dump has {} bytes, {len} were announced", dump.len()));
+    }
+    Ok(dump)
 }
 
 async fn refuse(writer: &mut LinkWriter, reason: String) -> Result<(), WorkerError> {
@@ -188,20 +221,33 @@ async fn hold_start_failure(
     Ok(pane)
 }
 
+/// Takes over a running program on `master`: after a worker crash with a blank terminal
+/// (`restored` is `None`: the program redraws for the resize), or after a hand-over with the
+/// old worker's terminal, whose state is then re-reported as to an adopting supervisor.
 fn adopt_pane(
     master: OwnedFd,
     child_pid: i32,
     cols: u16,
     rows: u16,
+    restored: Option<Engine>,
     link: (LinkReader, LinkWriter),
     home: Home,
 ) -> Result<Pane, WorkerError> {
     let program = Program::watch(child_pid, false)?;
-    let engine = Engine::new(cols, rows)?;
     let pty = Pty::new(master)?;
-    let mut pane = Pane::new(engine, pty, program, link, home);
-    pane.nudge_redraw(cols, rows)?;
-    pane.report_live_cwd()?;
+    let pane = match restored {
+        Some(engine) => {
+            let mut pane = Pane::new(engine, pty, program, link, home);
+            pane.resend_state()?;
+            pane
+        }
+        None => {
+            let mut pane = Pane::new(Engine::new(cols, rows)?, pty, program, link, home);
+            pane.nudge_redraw(cols, rows)?;
+            pane.report_live_cwd()?;
+            pane
+        }
+    };
     Ok(pane)
 }
 

@@ -12,7 +12,7 @@
 //! The link can go away without a `Shutdown` (the supervisor died): the pane then carries on
 //! unlinked — its program never notices — until a new supervisor adopts it (`adopt`) or the
 //! orphan timeout hangs the program up. Request handlers live in `requests`, damage pacing in
-//! `screen`, held start failures in `held`.
+//! `screen`, held start failures in `held`, the hand-over to a new worker binary in `handover`.
 
 use std::{future, io, os::fd::OwnedFd, time::Duration};
 
@@ -32,6 +32,7 @@ use crate::{
 
 mod adopt;
 mod bell;
+mod handover;
 mod held;
 mod requests;
 mod screen;
@@ -252,6 +253,8 @@ impl Pane {
             SupervisorToWorker::Shutdown => return self.end().await,
             SupervisorToWorker::Hello { .. } => log::warn!("ignoring a second Hello on the link"),
             SupervisorToWorker::Adopt { .. } => log::warn!("ignoring Adopt on a link already adopted"),
+            SupervisorToWorker::HandOver => return self.hand_over().await,
+            SupervisorToWorker::DumpChunk { .. } => log::warn!("ignoring a dump chunk outside a restore"),
         }
         Ok(Flow::Continue)
     }

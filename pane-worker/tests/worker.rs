@@ -5,8 +5,8 @@ mod support;
 use std::{fs, os::fd::AsRawFd};
 
 use herdr_protocol::ipc::{
-    IPC_VERSION, Matcher, ReadFormat, ReadSource, Start, SupervisorToWorker, WorkerEvent, WorkerRequest,
-    WorkerResponse, WorkerToSupervisor,
+    IPC_VERSION, MIN_IPC_VERSION, Matcher, ReadFormat, ReadSource, Start, SupervisorToWorker, WorkerEvent,
+    WorkerRequest, WorkerResponse, WorkerToSupervisor,
 };
 use support::{Worker, alive, reap, spawn_start, vm_rss_kib, wait_until};
 
@@ -290,8 +290,10 @@ fn spawn_failures_and_refusals() {
 
     let mut w = Worker::start();
     let identity = w.identity();
+    // A supervisor that no longer speaks this worker's version.
     w.send(&SupervisorToWorker::Hello {
-        version: IPC_VERSION + 1,
+        version: IPC_VERSION + 2,
+        min_version: IPC_VERSION + 1,
         start: Start::Adopt { child_pid: 1, cols: 80, rows: 24 },
         identity,
     });
@@ -299,7 +301,9 @@ fn spawn_failures_and_refusals() {
         WorkerToSupervisor::Refused { reason } => Some(reason.clone()),
         _ => None,
     });
-    assert!(reason.contains("version"), "{reason}");
+    let supervisor = format!("supervisor speaks {}..={}", IPC_VERSION + 1, IPC_VERSION + 2);
+    assert!(reason.contains(&supervisor), "both versions are named: {reason}");
+    assert!(reason.contains(&format!("worker speaks {MIN_IPC_VERSION}..={IPC_VERSION}")), "{reason}");
     assert!(!w.wait_exit().success());
 }
 

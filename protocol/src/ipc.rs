@@ -7,10 +7,24 @@
 //! the receiver queues every fd it receives in arrival order; a frame whose doc says "an fd travels
 //! with this frame" takes the oldest queued fd.
 //!
-//! Handshake: the supervisor writes [`SupervisorToWorker::Hello`] first; the worker checks
-//! [`IPC_VERSION`] and answers [`WorkerToSupervisor::Hello`] or [`WorkerToSupervisor::Refused`]
-//! and exits. After a successful `Start::Spawn`, the worker sends [`WorkerToSupervisor::Spawned`]
-//! with a dup of the PTY master fd, so the pane's program outlives a worker crash.
+//! Handshake: the supervisor writes [`SupervisorToWorker::Hello`] first, with the range of link
+//! versions it speaks; the worker picks the link's version ([`version::negotiate`]) and answers
+//! [`WorkerToSupervisor::Hello`] with its own newest version, or [`WorkerToSupervisor::Refused`]
+//! naming both sides' versions, and exits. After a successful `Start::Spawn`, the worker sends
+//! [`WorkerToSupervisor::Spawned`] with a dup of the PTY master fd, so the pane's program
+//! outlives a worker crash.
+//!
+//! Compatibility: frames only ever gain variants at the end of an enum; a released variant's
+//! fields never change (a new field means a new variant); neither side sends a variant newer than
+//! the link's version. The handshake and hand-over frames are frozen outright, so any later
+//! build can greet, adopt and upgrade a worker of any version it still speaks; their bytes are
+//! pinned by `tests/ipc_golden.rs`.
+//!
+//! Upgrade: [`SupervisorToWorker::HandOver`] asks a worker to give its pane to a new worker
+//! binary: it stops reading the PTY, answers [`WorkerToSupervisor::HandingOver`] and the dump of
+//! its terminal in [`WorkerToSupervisor::DumpChunk`]s, removes its socket and exits without
+//! hanging up the program. The supervisor starts the new worker with [`Start::Restore`] and the
+//! same dump in [`SupervisorToWorker::DumpChunk`]s.
 //!
 //! Re-adoption: every worker also listens on its own socket ([`WorkerIdentity::socket`],
 //! `<session runtime dir>/workers/<pane uid>.sock`, 0600 in a 0700 dir). A worker whose link
@@ -27,8 +41,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::grid::{CursorPlacement, GridCell};
 
-/// Bumped whenever any type in this module changes shape.
-pub const IPC_VERSION: u32 = 10;
+pub mod version;
+
+pub use version::{IPC_BASE_VERSION, IPC_VERSION, MIN_IPC_VERSION, VersionRange};
 
 /// Shortest time between two damages of the focused pane (about 120 a second).
 pub const FOCUSED_FRAME_INTERVAL_MS: u64 = 8;
@@ -42,20 +57,28 @@ pub const HOLD_FAILURE_WINDOW_MS: u64 = 2_000;
 /// Largest frame either side accepts; a bigger length prefix is a protocol violation.
 pub const MAX_FRAME_LEN: usize = 32 * 1024 * 1024;
 
+/// Most dump bytes in one [`WorkerToSupervisor::DumpChunk`] or [`SupervisorToWorker::DumpChunk`]:
+/// a terminal with a full scrollback dumps to more than one frame may hold.
+pub const DUMP_CHUNK_LEN: usize = 1024 * 1024;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SupervisorToWorker {
-    /// First frame on the inherited link. With `Start::Adopt`, the PTY master fd travels with
-    /// this frame.
+    /// First frame on the inherited link: the supervisor speaks link versions `min_version` to
+    /// `version`. With `Start::Adopt` or `Start::Restore`, the PTY master fd travels with this
+    /// frame. Frozen.
     Hello {
         version: u32,
+        min_version: u32,
         start: Start,
         identity: WorkerIdentity,
     },
     /// First frame on a connection to a worker's own socket: a new supervisor of the session
-    /// takes the worker over. Refused (and the connection closed, the worker still waiting) on a
-    /// version mismatch, a wrong secret, or while another supervisor is linked.
+    /// (speaking `min_version` to `version`) takes the worker over. Refused (and the connection
+    /// closed, the worker still waiting) when they share no version, on a wrong secret, or while
+    /// another supervisor is linked. Frozen.
     Adopt {
         version: u32,
+        min_version: u32,
         secret: String,
     },
     Request {
@@ -68,6 +91,15 @@ pub enum SupervisorToWorker {
     },
     /// Close the pane: hang up the program (SIGHUP, then SIGKILL after a grace period) and exit.
     Shutdown,
+    /// Give the pane to a new worker binary: stop reading the PTY (unread output waits in the
+    /// kernel for the next worker), answer [`WorkerToSupervisor::HandingOver`] and the dump, then
+    /// remove the socket and exit without hanging up the program. A worker that cannot (no
+    /// program runs, the dump failed) answers `Refused` and carries on. Frozen.
+    HandOver,
+    /// Part of the dump a `Start::Restore` announced, in order. Frozen.
+    DumpChunk {
+        bytes: Vec<u8>,
+    },
 }
 
 /// Who a worker is beyond its link, so a later supervisor can find it again.
@@ -113,8 +145,13 @@ pub enum Start {
     },
     /// Take over a running program after a worker died: the PTY master fd travels with the
     /// `Hello` frame; `child_pid` is the program. The worker resizes the PTY (which nudges the
-    /// program to redraw) and carries on.
+    /// program to redraw) and carries on. Frozen.
     Adopt { child_pid: i32, cols: u16, rows: u16 },
+    /// Take over a running program from a worker that handed it over: as `Adopt`, and the old
+    /// worker's dump (`dump_len` bytes, sent next in [`SupervisorToWorker::DumpChunk`]s) goes into
+    /// the terminal before the PTY is read; `revision` is where the old terminal's count of
+    /// output chunks stood. Frozen.
+    Restore { child_pid: i32, cols: u16, rows: u16, revision: u64, dump_len: u64 },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -430,10 +467,13 @@ pub enum WorkerResponse {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WorkerToSupervisor {
+    /// The handshake succeeded; `version` is the newest link version the worker speaks (the link
+    /// speaks the older of it and the supervisor's). Frozen.
     Hello {
         version: u32,
         worker_pid: i32,
     },
+    /// The handshake, an adoption or a hand-over was refused, and why. Frozen.
     Refused {
         reason: String,
     },
@@ -447,9 +487,11 @@ pub enum WorkerToSupervisor {
         message: String,
     },
     /// Answer to [`SupervisorToWorker::Adopt`]: the worker is this supervisor's now. A dup of
-    /// the PTY master fd travels with this frame. `child_pid` is the pane's program (0 when a
-    /// held failure never started one); `cols` x `rows` the terminal's size.
+    /// the PTY master fd travels with this frame. `version` is the worker's newest link version,
+    /// as in `Hello`; `child_pid` is the pane's program (0 when a held failure never started
+    /// one); `cols` x `rows` the terminal's size. Frozen.
     Adopted {
+        version: u32,
         worker_pid: i32,
         child_pid: i32,
         cols: u16,
@@ -460,6 +502,17 @@ pub enum WorkerToSupervisor {
         body: WorkerResponse,
     },
     Event(WorkerEvent),
+    /// Answer to [`SupervisorToWorker::HandOver`]: the worker no longer reads its PTY; its
+    /// terminal's dump (`dump_len` bytes) follows in `DumpChunk`s, then the worker exits.
+    /// `revision` is its count of output chunks. Frozen.
+    HandingOver {
+        revision: u64,
+        dump_len: u64,
+    },
+    /// Part of the dump `HandingOver` announced, in order. Frozen.
+    DumpChunk {
+        bytes: Vec<u8>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -627,6 +680,7 @@ mod tests {
         let msgs = vec![
             SupervisorToWorker::Hello {
                 version: IPC_VERSION,
+                min_version: MIN_IPC_VERSION,
                 start: Start::Spawn {
                     argv: Some(vec!["sh".into()]),
                     cwd: None,
@@ -643,7 +697,11 @@ mod tests {
                     orphan_timeout_ms: 86_400_000,
                 },
             },
-            SupervisorToWorker::Adopt { version: IPC_VERSION, secret: "s3cret".into() },
+            SupervisorToWorker::Adopt {
+                version: IPC_VERSION,
+                min_version: MIN_IPC_VERSION,
+                secret: "s3cret".into(),
+            },
             SupervisorToWorker::Request { id: 7, body: WorkerRequest::SendKeys(vec!["ctrl+c".into()]) },
             SupervisorToWorker::Shutdown,
         ];

@@ -140,6 +140,8 @@ pub async fn run(
     log::info!("herdr supervisor listening on {}", shared.config.api_socket.display());
     // Both sockets bound, every pane adopted or started: `systemctl start` may return now.
     sd_notify::notify(sd_notify::State::Ready { main_pid: std::process::id() });
+    // Adopted workers of another build move to ours, in the background (`workers/upgrade.rs`).
+    tokio::spawn(crate::workers::upgrade_outdated(shared.all_pane_handles(), shared.handoff.swapping()));
     let saver = tokio::spawn(Autosave::run(shared.clone()));
     let (saving, resuming) = (shared.clone(), shared.clone());
     let runtime = tokio::runtime::Handle::current();

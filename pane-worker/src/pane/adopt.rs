@@ -10,7 +10,9 @@
 
 use std::time::Duration;
 
-use herdr_protocol::ipc::{CopyRequest, ScrollTo, WorkerEvent, WorkerIdentity, WorkerToSupervisor};
+use herdr_protocol::ipc::{
+    CopyRequest, IPC_VERSION, ScrollTo, WorkerEvent, WorkerIdentity, WorkerToSupervisor,
+};
 use tokio::time::Instant;
 
 use super::{Flow, Life, Pane};
@@ -27,7 +29,7 @@ use crate::{
 pub struct Home {
     pub(super) listener: Listener,
     pub(super) handshakes: Handshakes,
-    identity: WorkerIdentity,
+    pub(super) identity: WorkerIdentity,
     /// When an unlinked worker gives up; `None` while a supervisor is linked.
     pub(super) orphan_at: Option<Instant>,
 }
@@ -124,7 +126,10 @@ impl Pane {
         let child_pid = if matches!(self.life, Life::Held { .. }) { 0 } else { self.child_pid };
         let worker_pid = std::process::id().cast_signed();
         let handoff = pty::dup_cloexec(self.pty.raw_fd())?;
-        self.send_fd(WorkerToSupervisor::Adopted { worker_pid, child_pid, cols, rows }, Some(handoff))?;
+        self.send_fd(
+            WorkerToSupervisor::Adopted { version: IPC_VERSION, worker_pid, child_pid, cols, rows },
+            Some(handoff),
+        )?;
         self.resend_state()?;
         if matches!(self.life, Life::Ended(_)) {
             return self.finish().await;
@@ -134,7 +139,7 @@ impl Pane {
 
     /// Title, OSC 7 cwd, then for a running program its live cwd, agent and screen verdict, or
     /// for a held pane why it is held.
-    fn resend_state(&mut self) -> Result<(), WorkerError> {
+    pub(crate) fn resend_state(&mut self) -> Result<(), WorkerError> {
         let (title, cwd) = self.engine.reported();
         let (title, cwd) = (title.map(str::to_string), cwd.map(str::to_string));
         if let Some(title) = title {

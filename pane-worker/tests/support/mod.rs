@@ -21,7 +21,7 @@ use std::{
 };
 
 use herdr_protocol::ipc::{
-    FrameDecoder, IPC_VERSION, Matcher, ReadFormat, ReadOutput, ReadSource, ReadSpec, Start,
+    FrameDecoder, IPC_VERSION, MIN_IPC_VERSION, Matcher, ReadFormat, ReadOutput, ReadSource, ReadSpec, Start,
     SupervisorToWorker, WorkerEvent, WorkerIdentity, WorkerRequest, WorkerResponse, WorkerToSupervisor,
     encode_frame,
 };
@@ -152,13 +152,20 @@ impl Worker {
     /// The first frame on the inherited link, as the supervisor sends it.
     pub fn hello(&mut self, start: Start) {
         let identity = self.identity();
-        self.send(&SupervisorToWorker::Hello { version: IPC_VERSION, start, identity });
+        self.send(&SupervisorToWorker::Hello {
+            version: IPC_VERSION,
+            min_version: MIN_IPC_VERSION,
+            start,
+            identity,
+        });
     }
 
     /// As `hello`, with `fd` beside the frame (`Start::Adopt` carries the PTY master).
     pub fn hello_with_fd(&mut self, start: Start, fd: RawFd) {
         let identity = self.identity();
-        self.send_with_fd(&SupervisorToWorker::Hello { version: IPC_VERSION, start, identity }, fd);
+        let hello =
+            SupervisorToWorker::Hello { version: IPC_VERSION, min_version: MIN_IPC_VERSION, start, identity };
+        self.send_with_fd(&hello, fd);
     }
 
     /// Handshake plus spawn; returns the program's pid and the PTY master dup.
@@ -256,9 +263,10 @@ impl Conn {
 
     /// Sends `Adopt` and waits for the answer: `Adopted` with its fd, or the refusal's reason.
     pub fn adopt(&mut self, version: u32, secret: &str) -> Result<Adopted, String> {
-        self.send(&SupervisorToWorker::Adopt { version, secret: secret.into() });
+        self.send(&SupervisorToWorker::Adopt { version, min_version: version, secret: secret.into() });
         let answer = self.expect("Adopted or Refused", |f| match f {
-            WorkerToSupervisor::Adopted { worker_pid, child_pid, cols, rows } => {
+            WorkerToSupervisor::Adopted { version: worker_version, worker_pid, child_pid, cols, rows } => {
+                assert_eq!(*worker_version, IPC_VERSION, "Adopted carries the worker's own version");
                 Some(Ok((*worker_pid, *child_pid, (*cols, *rows))))
             }
             WorkerToSupervisor::Refused { reason } => Some(Err(reason.clone())),

@@ -108,6 +108,13 @@ async fn converse(
         expected_version: params.expected_version.clone(),
         expected_protocol: params.expected_protocol,
         api_socket: shared.config.api_socket.display().to_string(),
+        worker_link_versions: shared
+            .all_pane_handles()
+            .iter()
+            .filter_map(|h| h.link_version())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect(),
     };
     conv.send(&Step::Manifest(manifest), &[]).await?;
     match next(&mut conv, importer).await? {

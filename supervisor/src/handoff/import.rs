@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use anyhow::Context;
+use herdr_protocol::ipc::VersionRange;
 use herdr_protocol::{HERDR_VERSION, PROTOCOL_VERSION};
 use tokio::net::UnixStream;
 
@@ -38,8 +39,17 @@ async fn take_over(config: &ServerConfig, socket: &Path, token: &str) -> anyhow:
         other => anyhow::bail!("expected the handoff manifest, got {other:?}"),
     };
     let api_socket = config.api_socket.display().to_string();
-    if let Err(reason) = wire::validate(&manifest, HERDR_VERSION, PROTOCOL_VERSION, &api_socket) {
+    let importer = wire::Importer {
+        version: HERDR_VERSION,
+        protocol: PROTOCOL_VERSION,
+        api_socket: &api_socket,
+        links: VersionRange::OURS,
+    };
+    if let Err(reason) = wire::validate(&manifest, &importer) {
         conv.send(&Step::Refused { reason: reason.clone() }, &[]).await?;
+        // Exiting at once could reach the exporter before the refusal does, and then it could
+        // only say the importer exited: wait until it has read the reason and hung up.
+        let _ = conv.recv().await;
         anyhow::bail!("refused the handoff: {reason}");
     }
     conv.send(&Step::Validated, &[]).await?;
@@ -52,9 +62,10 @@ async fn take_over(config: &ServerConfig, socket: &Path, token: &str) -> anyhow:
         .try_into()
         .map_err(|fds: Vec<_>| anyhow::anyhow!("expected 3 descriptors, got {}", fds.len()))?;
     log::info!(
-        "handoff: importing the session from herdr {} (protocol {})",
+        "handoff: importing the session from herdr {} (protocol {}, worker links {:?})",
         manifest.source_version,
-        manifest.source_protocol
+        manifest.source_protocol,
+        manifest.worker_link_versions
     );
     Ok(Sockets::handed_over(config, lock, api, client, conv)?)
 }

@@ -7,6 +7,7 @@ use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::time::Duration;
 
+use herdr_protocol::ipc::VersionRange;
 use sendfd::{RecvWithFd, SendWithFd};
 use serde::{Deserialize, Serialize};
 use tokio::net::UnixStream;
@@ -28,6 +29,10 @@ pub struct Manifest {
     pub expected_protocol: Option<u32>,
     /// The session's API socket: an importer configured for another session refuses.
     pub api_socket: String,
+    /// The link versions the session's workers speak (each once, ascending): an importer that
+    /// cannot drive one of them refuses, and the exporter serves on.
+    #[serde(default)]
+    pub worker_link_versions: Vec<u32>,
 }
 
 /// One step of the conversation, in order: `hello` (importer), `manifest` (exporter),
@@ -45,9 +50,19 @@ pub enum Step {
     Committed,
 }
 
-/// Whether the importer, which is `version`/`protocol` serving `api_socket`, takes `manifest`;
-/// the error is the reason it refuses.
-pub fn validate(manifest: &Manifest, version: &str, protocol: u32, api_socket: &str) -> Result<(), String> {
+/// What an importer is: its version, protocol, the session socket it would serve and the worker
+/// link versions it drives.
+#[derive(Debug, Clone, Copy)]
+pub struct Importer<'a> {
+    pub version: &'a str,
+    pub protocol: u32,
+    pub api_socket: &'a str,
+    pub links: VersionRange,
+}
+
+/// Whether `importer` takes `manifest`; the error is the reason it refuses.
+pub fn validate(manifest: &Manifest, importer: &Importer<'_>) -> Result<(), String> {
+    let Importer { version, protocol, api_socket, links } = *importer;
     if manifest.handoff_version != HANDOFF_VERSION {
         return Err(format!(
             "handoff version {} is not this binary's {HANDOFF_VERSION}",
@@ -68,6 +83,14 @@ pub fn validate(manifest: &Manifest, version: &str, protocol: u32, api_socket: &
         return Err(format!(
             "the session's socket is {}, this importer would serve {api_socket}",
             manifest.api_socket
+        ));
+    }
+    // A newer worker might talk down to us, but only its own minimum says so, and the manifest
+    // does not carry it: refuse rather than find out by failing to adopt.
+    if let Some(unknown) = manifest.worker_link_versions.iter().find(|v| !links.contains(**v)) {
+        return Err(format!(
+            "a worker speaks link version {unknown}, this binary drives link versions {}..={}",
+            links.min, links.max
         ));
     }
     Ok(())
@@ -179,20 +202,45 @@ mod tests {
             expected_version: None,
             expected_protocol: None,
             api_socket: "/run/herdr.sock".into(),
+            worker_link_versions: vec![11],
         }
     }
 
+    const IMPORTER: Importer<'static> = Importer {
+        version: "0.9.0",
+        protocol: 22,
+        api_socket: "/run/herdr.sock",
+        links: VersionRange { min: 11, max: 12 },
+    };
+
     #[test]
     fn validates_what_was_expected_of_the_importer() {
-        assert_eq!(validate(&manifest(), "0.9.0", 22, "/run/herdr.sock"), Ok(()));
+        assert_eq!(validate(&manifest(), &IMPORTER), Ok(()));
         let wrong_protocol = Manifest { expected_protocol: Some(99), ..manifest() };
-        let refusal = validate(&wrong_protocol, "0.9.0", 22, "/run/herdr.sock").expect_err("refused");
+        let refusal = validate(&wrong_protocol, &IMPORTER).expect_err("refused");
         assert!(refusal.contains("expected protocol 99"), "{refusal}");
         let wrong_version = Manifest { expected_version: Some("1.0.0".into()), ..manifest() };
-        assert!(validate(&wrong_version, "0.9.0", 22, "/run/herdr.sock").is_err());
-        assert!(validate(&manifest(), "0.9.0", 22, "/run/other.sock").is_err());
+        assert!(validate(&wrong_version, &IMPORTER).is_err());
+        assert!(validate(&manifest(), &Importer { api_socket: "/run/other.sock", ..IMPORTER }).is_err());
         let future = Manifest { handoff_version: 2, ..manifest() };
-        assert!(validate(&future, "0.9.0", 22, "/run/herdr.sock").is_err());
+        assert!(validate(&future, &IMPORTER).is_err());
+    }
+
+    #[test]
+    fn an_importer_refuses_workers_whose_link_it_cannot_drive() {
+        let both = Manifest { worker_link_versions: vec![11, 12], ..manifest() };
+        assert_eq!(validate(&both, &IMPORTER), Ok(()));
+        let newer = Manifest { worker_link_versions: vec![11, 13], ..manifest() };
+        let refusal = validate(&newer, &IMPORTER).expect_err("refused");
+        assert_eq!(refusal, "a worker speaks link version 13, this binary drives link versions 11..=12");
+        let older = Manifest { worker_link_versions: vec![10], ..manifest() };
+        assert!(validate(&older, &IMPORTER).expect_err("refused").contains("link version 10"));
+        // A manifest from before the field: nothing to check.
+        let json = serde_json::to_value(manifest()).expect("json");
+        let mut old = json.as_object().expect("object").clone();
+        old.remove("worker_link_versions");
+        let old: Manifest = serde_json::from_value(old.into()).expect("an older exporter's manifest");
+        assert_eq!(validate(&old, &IMPORTER), Ok(()));
     }
 
     #[test]

@@ -49,6 +49,10 @@ pub(super) async fn until_resume(
                     return Waited::Closed(None);
                 }
             }
+            // No worker yet: the one that starts is ours.
+            Some(PaneCmd::Upgrade { done }) => {
+                let _ = done.send(super::Upgrade::NotNeeded);
+            }
         }
     }
 }
@@ -76,7 +80,11 @@ fn answer_now(body: &WorkerRequest, size: &mut (u16, u16)) -> Option<WorkerRespo
 fn held_id(cmd: &PaneCmd) -> Option<u64> {
     match cmd {
         PaneCmd::Request { id, .. } | PaneCmd::Watch { id, .. } => Some(*id),
-        PaneCmd::Cancel(_) | PaneCmd::Resume | PaneCmd::Shutdown { .. } | PaneCmd::Release { .. } => None,
+        PaneCmd::Cancel(_)
+        | PaneCmd::Resume
+        | PaneCmd::Shutdown { .. }
+        | PaneCmd::Release { .. }
+        | PaneCmd::Upgrade { .. } => None,
     }
 }
 

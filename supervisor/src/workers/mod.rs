@@ -1,5 +1,6 @@
 //! The pane-worker registry: one supervision task per pane, which starts the pane's worker,
-//! forwards requests to it, and restarts it (handing over the PTY master fd) when it dies.
+//! forwards requests to it, restarts it (handing over the PTY master fd) when it dies, and
+//! moves it to this supervisor's own worker binary when it runs another (`upgrade`).
 
 mod awaiting;
 mod link;
@@ -8,9 +9,11 @@ mod pidfd;
 mod runtime;
 mod spawn;
 mod start;
+mod upgrade;
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use herdr_protocol::ipc::{WorkerRequest, WorkerResponse};
 use tokio::sync::{mpsc, oneshot};
@@ -20,6 +23,7 @@ use crate::session::PaneKey;
 pub use pane_task::{Launch, LaunchMode, Started, launch};
 pub use pidfd::PidFd;
 pub use runtime::{RuntimeDir, RuntimeDirError, SessionLock};
+pub use upgrade::{Upgrade, upgrade_outdated};
 
 #[derive(Debug)]
 pub(crate) enum PaneCmd {
@@ -48,6 +52,11 @@ pub(crate) enum PaneCmd {
         released: oneshot::Sender<()>,
         verdict: oneshot::Receiver<bool>,
     },
+    /// Move the pane to this supervisor's worker binary if its worker is older or another
+    /// executable; `done` hears how it went.
+    Upgrade {
+        done: oneshot::Sender<Upgrade>,
+    },
 }
 
 /// A pane whose worker link a live handoff closed: decide what becomes of it.
@@ -72,6 +81,8 @@ impl Released {
 #[derive(Debug, Clone)]
 pub struct PaneHandle {
     cmd: mpsc::UnboundedSender<PaneCmd>,
+    /// The link version of the pane's current worker (0 while it has none), kept by its task.
+    link_version: Arc<AtomicU32>,
 }
 
 /// One edge of an output watch: the line that matched and the read it matched in.
@@ -151,6 +162,19 @@ impl PaneHandle {
         self.cmd.send(PaneCmd::Release { released, verdict: verdict_rx }).ok()?;
         tokio::time::timeout(limit, released_rx).await.ok()?.ok()?;
         Some(Released { verdict })
+    }
+
+    /// The link version the pane's worker speaks; `None` while it has no worker.
+    pub fn link_version(&self) -> Option<u32> {
+        Some(self.link_version.load(Ordering::SeqCst)).filter(|v| *v != 0)
+    }
+
+    /// Moves the pane to this supervisor's worker binary when its worker needs it; `None` when
+    /// the task is gone.
+    pub async fn upgrade(&self) -> Option<Upgrade> {
+        let (done, rx) = oneshot::channel();
+        self.cmd.send(PaneCmd::Upgrade { done }).ok()?;
+        rx.await.ok()
     }
 
     /// Closes the pane: the worker hangs up the program and exits. Resolves when it is gone.

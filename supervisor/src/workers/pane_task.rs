@@ -4,6 +4,8 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use herdr_protocol::ipc::{
@@ -19,6 +21,7 @@ use super::{Gone, Observer, PaneCmd, PaneHandle, WatchMatch};
 use crate::session::PaneKey;
 
 mod release;
+mod upgrade;
 
 /// How long a closing worker gets to hang up its program before both are killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
@@ -77,6 +80,8 @@ pub struct Started {
 pub fn launch(spec: Launch, observer: Observer) -> (PaneHandle, oneshot::Receiver<Result<Started, String>>) {
     let (cmd_tx, mut cmd_rx) = mpsc::unbounded_channel();
     let (started_tx, started_rx) = oneshot::channel();
+    let link_version = Arc::new(AtomicU32::new(0));
+    let handle = PaneHandle { cmd: cmd_tx, link_version: link_version.clone() };
     tokio::spawn(async move {
         let (obtained, backlog) = match obtain(&spec, &observer).await {
             Ok(obtained) => {
@@ -114,6 +119,7 @@ pub fn launch(spec: Launch, observer: Observer) -> (PaneHandle, oneshot::Receive
             }
         };
         let (worker, program, _, size) = obtained;
+        link_version.store(worker.link_version, Ordering::SeqCst);
         let task = PaneTask {
             key: spec.key,
             worker_exe: spec.worker_exe,
@@ -122,6 +128,7 @@ pub fn launch(spec: Launch, observer: Observer) -> (PaneHandle, oneshot::Receive
             size,
             program,
             worker,
+            link_version,
             pending: HashMap::new(),
             watches: HashMap::new(),
             restarts: VecDeque::new(),
@@ -131,7 +138,7 @@ pub fn launch(spec: Launch, observer: Observer) -> (PaneHandle, oneshot::Receive
         };
         task.serve(cmd_rx, backlog).await;
     });
-    (PaneHandle { cmd: cmd_tx }, started_rx)
+    (handle, started_rx)
 }
 
 /// The pane's worker and program, how it started, and its terminal's size.
@@ -224,6 +231,8 @@ struct PaneTask {
     size: (u16, u16),
     program: Program,
     worker: Worker,
+    /// What the pane's handle reports as its worker's link version.
+    link_version: Arc<AtomicU32>,
     /// Requests the worker has not answered; resent to a replacement worker.
     pending: HashMap<u64, (WorkerRequest, oneshot::Sender<WorkerResponse>)>,
     /// Output watches and where their matches go; re-sent to a replacement worker.
@@ -306,6 +315,11 @@ impl PaneTask {
             Some(PaneCmd::Resume) => {}
             Some(PaneCmd::Shutdown { done }) => return Flow::Close(Some(done)),
             Some(PaneCmd::Release { released, verdict }) => return self.release(released, verdict).await,
+            Some(PaneCmd::Upgrade { done }) => {
+                let (outcome, flow) = self.upgrade().await;
+                let _ = done.send(outcome);
+                return flow;
+            }
             None => return Flow::Close(None),
         }
         Flow::Continue
@@ -395,7 +409,7 @@ impl PaneTask {
         let start = Start::Adopt { child_pid: self.program.pid, cols, rows };
         let screen = (self.key, self.observer.clone());
         let spec = WorkerSpec { exe: &self.worker_exe, identity: &self.identity };
-        match Worker::spawn_and_greet(&spec, start, Some(&self.program.master), screen).await {
+        match Worker::spawn_and_greet(&spec, start, Some(&self.program.master), None, screen).await {
             Ok(worker) => {
                 log::warn!(
                     "pane {:?}: worker {} died; worker {} adopted program {}",
@@ -404,7 +418,7 @@ impl PaneTask {
                     worker.pid,
                     self.program.pid
                 );
-                self.worker = worker;
+                self.set_worker(worker);
                 self.resend_link_state().await;
                 true
             }
@@ -414,6 +428,12 @@ impl PaneTask {
                 Box::pin(self.replace_worker()).await
             }
         }
+    }
+
+    /// The pane's worker from now on.
+    fn set_worker(&mut self, worker: Worker) {
+        self.link_version.store(worker.link_version, Ordering::SeqCst);
+        self.worker = worker;
     }
 
     /// Tells a new worker what its predecessor was asked: pending requests, watches, and the

@@ -1,13 +1,15 @@
-//! Getting a pane a worker: starting a fresh one (`Hello` with `Start::Spawn` or `Start::Adopt`
-//! over an inherited socketpair), or taking over one that outlived its supervisor (`Adopt` over
-//! the worker's own socket). Either way the result is a [`Worker`] link plus the [`Program`].
+//! Getting a pane a worker: starting a fresh one (`Hello` with `Start::Spawn`, `Start::Adopt` or
+//! `Start::Restore` over an inherited socketpair), or taking over one that outlived its
+//! supervisor (`Adopt` over the worker's own socket). Either way the result is a [`Worker`] link
+//! plus the [`Program`], and the link version the two sides agreed on.
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
 use std::time::Duration;
 
 use herdr_protocol::ipc::{
-    IPC_VERSION, Start, SupervisorToWorker, WorkerEvent, WorkerIdentity, WorkerToSupervisor,
+    DUMP_CHUNK_LEN, IPC_VERSION, MIN_IPC_VERSION, Start, SupervisorToWorker, VersionRange, WorkerEvent,
+    WorkerIdentity, WorkerToSupervisor,
 };
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
@@ -47,6 +49,9 @@ pub type ScreenSink = (PaneKey, Observer);
 #[derive(Debug)]
 pub struct Worker {
     pub pid: i32,
+    /// The link version both sides speak (the older of their newest versions): nothing newer
+    /// is ever sent to this worker.
+    pub link_version: u32,
     pub writer: LinkWriter,
     pub frames: mpsc::UnboundedReceiver<Incoming>,
     /// `None` if the worker was gone before we could watch it.
@@ -65,31 +70,56 @@ impl Worker {
         let (writer, reader) = link::split(stream);
         let (tx, frames) = mpsc::unbounded_channel();
         tokio::spawn(read_frames(reader, tx, screen));
-        Worker { pid, writer, frames, pidfd: PidFd::open(pid) }
+        Worker { pid, link_version: IPC_VERSION, writer, frames, pidfd: PidFd::open(pid) }
     }
 
-    /// Starts a new worker process and completes the `Hello` handshake.
+    /// Starts a new worker process and completes the `Hello` handshake; `dump` (a
+    /// `Start::Restore`'s) is sent in chunks right after the `Hello`.
     pub async fn spawn_and_greet(
         spec: &WorkerSpec<'_>,
         start: Start,
         fd: Option<&OwnedFd>,
+        dump: Option<&[u8]>,
         screen: ScreenSink,
     ) -> Result<Worker, String> {
         let started =
             spawn::start(spec.exe).map_err(|e| format!("could not start {}: {e}", spec.exe.display()))?;
         let mut worker = Worker::over(started.pid, started.link, screen);
-        let hello =
-            SupervisorToWorker::Hello { version: IPC_VERSION, start, identity: spec.identity.clone() };
-        if let Err(e) = worker.writer.send(&hello, fd.map(|f| f.as_fd())).await {
-            worker.kill();
-            return Err(format!("worker link failed: {e}"));
-        }
-        match worker.next_frame_within(HANDSHAKE_TIMEOUT).await {
-            Some((WorkerToSupervisor::Hello { version, .. }, _)) if version == IPC_VERSION => Ok(worker),
-            Some((WorkerToSupervisor::Hello { version, .. }, _)) => {
-                worker.kill();
-                Err(format!("worker speaks link version {version}, supervisor {IPC_VERSION}"))
+        let hello = SupervisorToWorker::Hello {
+            version: IPC_VERSION,
+            min_version: MIN_IPC_VERSION,
+            start,
+            identity: spec.identity.clone(),
+        };
+        let mut sent = worker.writer.send(&hello, fd.map(|f| f.as_fd())).await;
+        for chunk in dump.unwrap_or_default().chunks(DUMP_CHUNK_LEN) {
+            if sent.is_err() {
+                break;
             }
+            sent = worker.writer.send(&SupervisorToWorker::DumpChunk { bytes: chunk.to_vec() }, None).await;
+        }
+        let answer = worker.next_frame_within(HANDSHAKE_TIMEOUT).await;
+        if let Err(e) = sent {
+            worker.kill();
+            return Err(match answer {
+                Some((WorkerToSupervisor::Refused { reason }, _)) => format!("worker refused: {reason}"),
+                _ => format!("worker link failed: {e}"),
+            });
+        }
+        match answer {
+            Some((WorkerToSupervisor::Hello { version, .. }, _)) => match VersionRange::OURS.link_to(version)
+            {
+                Some(link) => {
+                    worker.link_version = link;
+                    Ok(worker)
+                }
+                None => {
+                    worker.kill();
+                    Err(format!(
+                        "worker speaks link version {version}, supervisor {MIN_IPC_VERSION}..={IPC_VERSION}"
+                    ))
+                }
+            },
             Some((WorkerToSupervisor::Refused { reason }, _)) => Err(format!("worker refused: {reason}")),
             other => {
                 worker.kill();
@@ -104,7 +134,7 @@ impl Worker {
         start: Start,
         screen: ScreenSink,
     ) -> Result<(Worker, Program), String> {
-        let mut worker = Self::spawn_and_greet(spec, start, None, screen).await?;
+        let mut worker = Self::spawn_and_greet(spec, start, None, None, screen).await?;
         match worker.next_frame_within(HANDSHAKE_TIMEOUT).await {
             Some((WorkerToSupervisor::Spawned { child_pid }, Some(master))) => {
                 Ok((worker, Program { pid: child_pid, master }))
@@ -132,10 +162,22 @@ impl Worker {
         }
         let pid = peer.pid().unwrap_or(0);
         let mut worker = Worker::over(pid, stream, screen);
-        let adopt = SupervisorToWorker::Adopt { version: IPC_VERSION, secret: identity.secret.clone() };
+        let adopt = SupervisorToWorker::Adopt {
+            version: IPC_VERSION,
+            min_version: MIN_IPC_VERSION,
+            secret: identity.secret.clone(),
+        };
         worker.writer.send(&adopt, None).await.map_err(|e| format!("worker link failed: {e}"))?;
         match worker.next_frame_within(ADOPT_TIMEOUT).await {
-            Some((WorkerToSupervisor::Adopted { worker_pid, child_pid, cols, rows }, Some(master))) => {
+            Some((
+                WorkerToSupervisor::Adopted { version, worker_pid, child_pid, cols, rows },
+                Some(master),
+            )) => {
+                // The worker checked that it speaks a version we do; this only guards a worker
+                // that answered anyway.
+                worker.link_version = VersionRange::OURS.link_to(version).ok_or_else(|| {
+                    format!("the worker speaks link version {version}, this supervisor {MIN_IPC_VERSION}..={IPC_VERSION}")
+                })?;
                 if worker_pid != pid {
                     worker.pid = worker_pid;
                     worker.pidfd = PidFd::open(worker_pid);

@@ -48,7 +48,7 @@ impl PaneTask {
         match adopt_when_released(&self.identity, screen).await {
             Ok((worker, _program, size)) => {
                 log::info!("pane {:?}: took worker {} back after a failed handoff", self.key, worker.pid);
-                self.worker = worker;
+                self.set_worker(worker);
                 self.size = size;
                 self.resend_link_state().await;
                 Flow::Continue
