@@ -9,9 +9,14 @@
 
 use std::ffi::OsStr;
 use std::io;
+use std::os::fd::{AsFd, AsRawFd};
 use std::os::linux::net::SocketAddrExt;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::net::{SocketAddr, UnixDatagram};
+use std::time::Duration;
+
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use sendfd::SendWithFd;
 
 /// The variable systemd sets for `Type=notify` services.
 pub const NOTIFY_SOCKET_ENV: &str = "NOTIFY_SOCKET";
@@ -74,6 +79,36 @@ impl NotifyAddress {
         socket.send_to_addr(state.message().as_bytes(), &self.socket_addr()?)?;
         Ok(())
     }
+
+    /// `sd_notify_barrier(3)`: sends `BARRIER=1` with the write end of a pipe and waits until the
+    /// manager closes it, which it does once every earlier datagram from us has been processed.
+    /// Returns whether that happened within `timeout`.
+    pub fn barrier(&self, timeout: Duration) -> io::Result<bool> {
+        let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
+        let socket = UnixDatagram::unbound()?;
+        socket.connect_addr(&self.socket_addr()?)?;
+        socket.send_with_fd(b"BARRIER=1\n", &[write.as_raw_fd()])?;
+        drop(write);
+        let mut fds = [PollFd::new(read.as_fd(), PollFlags::POLLHUP)];
+        let millis = u16::try_from(timeout.as_millis()).unwrap_or(u16::MAX);
+        Ok(poll(&mut fds, PollTimeout::from(millis))? > 0)
+    }
+}
+
+/// Reports `state` and waits (at most `timeout`) until systemd has processed it. For the last
+/// word of a process that is about to exit: a `MAINPID=` that systemd read only after it saw
+/// this process exit would come too late (the unit would already have ended with its main
+/// process). Without `$NOTIFY_SOCKET` this does nothing.
+pub fn notify_and_wait(state: State, timeout: Duration) {
+    notify(state);
+    let Some(address) = std::env::var_os(NOTIFY_SOCKET_ENV).and_then(|v| NotifyAddress::parse(&v)) else {
+        return;
+    };
+    match address.barrier(timeout) {
+        Ok(true) => log::debug!("sd_notify: the manager has processed {state:?}"),
+        Ok(false) => log::warn!("sd_notify: no barrier answer within {timeout:?} after {state:?}"),
+        Err(e) => log::warn!("sd_notify: barrier failed: {e}"),
+    }
 }
 
 /// Reports `state` to systemd when it started us; a failure is logged, never fatal.
@@ -131,6 +166,31 @@ mod tests {
         let listener = UnixDatagram::bind(&path).expect("bind");
         NotifyAddress::Path(path).send(State::Ready { main_pid: 7 }).expect("sent");
         assert_eq!(received(&listener), "READY=1\nMAINPID=7\nSTATUS=listening\n");
+    }
+
+    #[test]
+    fn a_barrier_returns_once_the_manager_closes_its_fd() {
+        use sendfd::RecvWithFd;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("notify");
+        let listener = UnixDatagram::bind(&path).expect("bind");
+        let manager = std::thread::spawn(move || {
+            let mut buf = [0u8; 64];
+            let mut fds = [0; 2];
+            let (n, nfds) = listener.recv_with_fd(&mut buf, &mut fds).expect("a datagram with an fd");
+            assert_eq!((&buf[..n], nfds), (&b"BARRIER=1\n"[..], 1));
+            // A manager that has processed everything closes the fd.
+            // SAFETY: the fd was just received and is owned by nothing else.
+            drop(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fds[0]) });
+        });
+        assert!(NotifyAddress::Path(path.clone()).barrier(Duration::from_secs(5)).expect("barrier"));
+        manager.join().expect("manager");
+
+        // One that never answers: the wait ends at the timeout.
+        let silent = dir.path().join("silent");
+        let _held = UnixDatagram::bind(&silent).expect("bind");
+        let answered = NotifyAddress::Path(silent).barrier(Duration::from_millis(50)).expect("barrier");
+        assert!(!answered);
     }
 
     #[test]

@@ -183,7 +183,12 @@ pub async fn run(
     if shared.handoff.committed() {
         // The importer serves the session now, on these very sockets, with these workers; under
         // systemd it becomes the service's main process before this one exits.
-        sd_notify::notify(sd_notify::State::MainPid(shared.handoff.successor()));
+        // Wait until systemd has read it: if it saw this process exit first, the unit would end
+        // with its old main process and the importer would run outside it.
+        sd_notify::notify_and_wait(
+            sd_notify::State::MainPid(shared.handoff.successor()),
+            Duration::from_secs(5),
+        );
         saver.abort();
         shutdown_notices.abort();
         let _ = tokio::time::timeout(Duration::from_secs(2), clients).await;
