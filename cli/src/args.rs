@@ -18,6 +18,9 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "NAME")]
     pub session: Option<String>,
 
+    #[command(flatten)]
+    pub remote: crate::remote::RemoteArgs,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -61,6 +64,9 @@ pub enum Command {
     /// Install, remove or check agent integrations (local config edits)
     #[command(subcommand)]
     Integration(integration::IntegrationCommand),
+    /// The far end of `herdr --remote`: relays stdin/stdout to this host's client socket
+    #[command(hide = true)]
+    RemoteClientBridge,
 }
 
 /// A pane neighbour direction (`pane.neighbor`, `focus_direction`, `resize`, `swap`).

@@ -23,6 +23,7 @@ pub mod integration;
 pub mod notification;
 pub mod output;
 pub mod pane;
+pub mod remote;
 pub mod request;
 pub mod server;
 pub mod session;
@@ -66,6 +67,9 @@ pub fn main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     let rendered = match cli.command {
+        _ if cli.remote.is_used() => {
+            remote::run(&cli.remote, cli.command.is_some(), session.or(cli.session).as_deref())
+        }
         None => attach::run(session.or(cli.session).as_deref(), &PathEnv::from_process_env()),
         Some(command) => {
             let session = session.or(cli.session);
@@ -132,6 +136,8 @@ pub enum Plan {
     Session(session::SessionCommand),
     /// `herdr integration …`: local edits of agents' config dirs.
     Integration(integration::IntegrationCommand),
+    /// `herdr remote-client-bridge` (hidden): the far end of `herdr --remote`.
+    RemoteClientBridge,
 }
 
 /// Turns a command into a plan. Pure; usage errors surface here.
@@ -174,6 +180,7 @@ pub fn plan(command: Command, caller: &Caller) -> Result<Plan, UsageError> {
         Command::Worktree(cmd) => Plan::Call(worktree::call(&cmd, caller)?),
         Command::Terminal(cmd) => Plan::Call(terminal::call(&cmd)?),
         Command::Integration(cmd) => Plan::Integration(cmd),
+        Command::RemoteClientBridge => Plan::RemoteClientBridge,
     };
     Ok(plan)
 }
@@ -200,6 +207,7 @@ fn dispatch(command: Command, session: Option<&str>, caller: &Caller) -> Rendere
             target().map(|t| server::run_import(&t, no_session, &socket, &token))
         }
         Plan::AgentStart(args) => target().map(|t| agent::start::run_against(&t, &args)),
+        Plan::RemoteClientBridge => target().map(|t| remote::client_bridge(&t)),
     };
     result.unwrap_or_else(|refused| refused)
 }
