@@ -97,13 +97,8 @@ pub fn open(destination: &Destination, identity: &Identity) -> Result<Connection
     })?;
     session.set_tcp_stream(tcp);
     session.handshake().map_err(|source| ConnectError::Handshake { host: host.clone(), source })?;
-    host_key::verify(
-        &session,
-        &destination.host,
-        destination.port,
-        &host_key::default_files(&identity.home),
-    )
-    .map_err(Box::new)?;
+    host_key::verify(&session, &destination.host, destination.port, &host_key::default_files(&identity.home))
+        .map_err(Box::new)?;
     authenticate(&session, destination, identity)?;
     session.set_keepalive(true, KEEPALIVE_INTERVAL_SECS);
     Ok(Connection { session, destination: destination.clone(), tcp: poll_handle })

@@ -41,7 +41,16 @@ pub fn run(session: &Session, script: &str, stdin: Option<&mut dyn Read>) -> Res
     let mut channel = session.channel_session().map_err(ssh)?;
     channel.exec(&command).map_err(ssh)?;
     if let Some(input) = stdin {
-        std::io::copy(input, &mut channel).map_err(io)?;
+        // Large writes: libssh2 fills its window in one call instead of a round of calls per
+        // 8 KiB, which is most of the time a copy of a 100 MB binary takes.
+        let mut buf = vec![0u8; 1024 * 1024];
+        loop {
+            let n = input.read(&mut buf).map_err(io)?;
+            if n == 0 {
+                break;
+            }
+            channel.write_all(&buf[..n]).map_err(io)?;
+        }
         channel.flush().map_err(io)?;
     }
     channel.send_eof().map_err(ssh)?;

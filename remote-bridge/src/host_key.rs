@@ -12,7 +12,7 @@ use crate::digest;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HostKeyError {
     #[error(
-        "the host key of {host} is not known ({kind} key fingerprint {fingerprint}); nothing was sent to it.\n\
+        "the host key of {host} is not known ({kind} key fingerprint {fingerprint}); herdr did not log in.\n\
          If that is the host's key (compare with `ssh-keygen -lf` on the host), add this line to {file} and try again:\n\
          {line}"
     )]

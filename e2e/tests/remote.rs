@@ -1,0 +1,262 @@
+//! `herdr --remote` end to end: the local `herdr` runs in a real terminal (tmux) with its own
+//! HOME (key, known_hosts) and reaches a real `sshd` on loopback, whose sessions run the test's
+//! hermetic herdr session (see `herdr_e2e::sshd`). What a person would see: an unknown or
+//! changed host key refused with its fingerprint and the line to add; attaching, splitting,
+//! typing (read back with the remote host's own CLI over plain ssh), detaching and re-attaching;
+//! a host without herdr getting this build copied after a yes; a dropped link showing
+//! "reconnecting…" and coming back to the same running panes, and a link that stays down ending
+//! with the command that re-attaches.
+
+#[allow(dead_code, reason = "each suite uses part of the shared tmux driver")]
+mod support;
+
+use std::path::Path;
+
+use herdr_e2e::sshd::{RemotePath, Sshd};
+use herdr_e2e::{PATIENCE, TestServer, wait_until};
+use serde_json::{Value, json};
+use support::{Tmux, boxes_on_top_row};
+
+fn sshd_for(server: &TestServer, path: RemotePath) -> Sshd {
+    if let Some(reason) = Sshd::unavailable() {
+        panic!("the remote suite cannot run here: {reason}");
+    }
+    Sshd::start(server, path)
+}
+
+/// The command line that runs the local herdr against `sshd` (with `env` before it).
+fn remote_command(sshd: &Sshd, env: &str, args: &str) -> String {
+    format!("{env} HOME={} herdr --remote {} {args}", sshd.client_home().display(), sshd.target())
+}
+
+fn pane_ids(server: &TestServer) -> Vec<String> {
+    let list = server.call("pane.list", json!({}));
+    list["panes"].as_array().map_or_else(Vec::new, |panes| {
+        panes.iter().filter_map(|p| p["pane_id"].as_str().map(str::to_owned)).collect()
+    })
+}
+
+/// The screen with wrapped lines joined (long messages wrap at the terminal's width).
+fn joined_screen(tmux: &Tmux<'_>) -> String {
+    String::from_utf8_lossy(&tmux.run(&["capture-pane", "-p", "-J", "-t", "0"]).stdout).into_owned()
+}
+
+/// Waits until the shell prompt is back on the last line and `check` holds; the joined screen.
+fn wait_finished(tmux: &Tmux<'_>, what: &str, check: impl Fn(&str) -> bool) -> String {
+    wait_until(what, PATIENCE, || {
+        let screen = joined_screen(tmux);
+        let prompt = screen.lines().rev().find(|l| !l.trim().is_empty()).is_some_and(|l| l.trim() == "e2e$");
+        if prompt && check(&screen) { Ok(screen) } else { Err(screen) }
+    })
+}
+
+fn wait_attached(tmux: &Tmux<'_>, panes: usize) -> String {
+    tmux.wait_screen(&format!("the remote session with {panes} pane(s)"), |s| {
+        s.contains("spaces") && boxes_on_top_row(s) == panes && !s.contains("reconnecting")
+    })
+}
+
+#[test]
+fn an_unknown_or_changed_host_key_is_refused_with_its_fingerprint() {
+    let server = TestServer::prepare();
+    let sshd = sshd_for(&server, RemotePath::WithHerdr);
+    let tmux = Tmux::start(&server);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+
+    tmux.keys(&[&remote_command(&sshd, "", ""), "Enter"]);
+    let fingerprint = sshd.fingerprint();
+    let line = sshd.known_hosts_line();
+    let screen = wait_finished(&tmux, "the refusal", |s| s.contains("is not known"));
+    assert!(
+        screen.contains(&fingerprint),
+        "the fingerprint {fingerprint} (ssh-keygen -lf) is shown:\n{screen}"
+    );
+    assert!(
+        screen.lines().any(|l| l.trim() == line),
+        "the known_hosts line {line} is shown alone:\n{screen}"
+    );
+    assert!(sshd.connections().is_empty(), "the refused connection is closed");
+    assert!(server.answers_ping().is_err(), "nothing ran on the remote host");
+
+    // A different key recorded for the host: refused as changed, never accepted.
+    let other = format!(
+        "{} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOUtRj+5QHExysV4Uln6WV5DsFkc+02vCXNClj1BzAVV",
+        line.split(' ').next().unwrap_or_default()
+    );
+    sshd.write_known_hosts(&other);
+    tmux.keys(&["clear", "Enter"]);
+    tmux.keys(&[&remote_command(&sshd, "", ""), "Enter"]);
+    let screen = wait_finished(&tmux, "the changed-key refusal", |s| s.contains("CHANGED"));
+    assert!(screen.contains(&fingerprint) && screen.lines().any(|l| l.trim() == line), "{screen}");
+    assert!(server.answers_ping().is_err(), "nothing ran on the remote host");
+}
+
+#[test]
+fn attach_split_type_detach_and_reattach_through_ssh() {
+    let server = TestServer::prepare();
+    let sshd = sshd_for(&server, RemotePath::WithHerdr);
+    sshd.trust_host_key();
+    let tmux = Tmux::start(&server);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+
+    // No server runs on the remote host: attaching starts one there.
+    tmux.keys(&[&remote_command(&sshd, "", ""), "Enter"]);
+    wait_attached(&tmux, 1);
+    server.answers_ping().expect("the remote host runs the session's server");
+
+    tmux.keys(&["C-b", "v"]);
+    wait_until("two panes on the remote host", PATIENCE, || match pane_ids(&server).len() {
+        2 => Ok(()),
+        n => Err(format!("{n} panes")),
+    });
+    wait_attached(&tmux, 2);
+    tmux.literal("echo over-ssh-$((40+2))");
+    tmux.keys(&["Enter"]);
+    tmux.wait_screen("the output in the local terminal", |s| s.contains("over-ssh-42"));
+
+    // Read back on the remote host with its own CLI, over plain OpenSSH.
+    let focused = server.call("session.snapshot", json!({}))["snapshot"]["focused_pane_id"]
+        .as_str()
+        .expect("a focused pane")
+        .to_owned();
+    wait_until("the remote CLI reads the typed output", PATIENCE, || {
+        let output = sshd.ssh(&format!("herdr pane read {focused} --source recent"));
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        if text.lines().any(|l| l.trim() == "over-ssh-42") { Ok(()) } else { Err(text) }
+    });
+
+    tmux.keys(&["C-b", "q"]);
+    tmux.wait_screen("the detach message", |s| s.contains("[detached] re-attach with: herdr --remote"));
+    server.assert_alive();
+    assert_eq!(pane_ids(&server).len(), 2, "the remote panes keep running after detach");
+    wait_until("the ssh session ends with the detach", PATIENCE, || match sshd.connections().len() {
+        0 => Ok(()),
+        n => Err(format!("{n} connections")),
+    });
+
+    tmux.keys(&["clear", "Enter"]);
+    tmux.keys(&[&remote_command(&sshd, "", ""), "Enter"]);
+    let screen = wait_attached(&tmux, 2);
+    assert!(screen.contains("over-ssh-42"), "the re-attached screen shows the same panes:\n{screen}");
+    tmux.keys(&["C-b", "q"]);
+    tmux.wait_screen("the second detach", |s| s.contains("[detached]"));
+}
+
+fn read_bytes(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+#[test]
+fn a_host_without_herdr_gets_this_build_after_a_yes() {
+    let server = TestServer::prepare();
+    let sshd = sshd_for(&server, RemotePath::WithoutHerdr);
+    sshd.trust_host_key();
+    let tmux = Tmux::start(&server);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+    let remote_local = server.root().join("home/.local");
+
+    // Declining installs nothing.
+    tmux.keys(&[&remote_command(&sshd, "", ""), "Enter"]);
+    tmux.wait_screen("the question", |s| s.contains("[y/N]"));
+    tmux.keys(&["n", "Enter"]);
+    wait_finished(&tmux, "the refusal", |s| s.contains("not installing") && s.contains("--yes"));
+    assert!(!remote_local.join("bin/herdr").exists(), "nothing was copied");
+
+    // Yes copies herdr, the worker and the library, then attaches with the copy.
+    tmux.keys(&["clear", "Enter"]);
+    tmux.keys(&[&remote_command(&sshd, "", ""), "Enter"]);
+    tmux.wait_screen("the question", |s| s.contains("[y/N]"));
+    tmux.keys(&["y", "Enter"]);
+    // A debug build is some 240 MB to copy and hash; the wait is for that, not the attach.
+    wait_until("the copy and the attach", std::time::Duration::from_secs(240), || {
+        let screen = tmux.screen(false);
+        if screen.contains("spaces") && boxes_on_top_row(&screen) == 1 { Ok(()) } else { Err(screen) }
+    });
+    let bin = herdr_e2e::binaries::bin_dir();
+    for (local, remote) in [("herdr", "bin/herdr"), ("herdr-pane-worker", "bin/herdr-pane-worker")] {
+        assert!(
+            read_bytes(&bin.join(local)) == read_bytes(&remote_local.join(remote)),
+            "{remote} is a copy of {local}"
+        );
+    }
+    assert!(remote_local.join("lib/libghostty-vt.so.0").is_file(), "the library is installed beside bin/");
+    let supervisors = server.supervisors();
+    let exe = supervisors.first().and_then(|p| std::fs::read_link(format!("/proc/{}/exe", p.pid)).ok());
+    assert_eq!(exe, Some(remote_local.join("bin/herdr")), "the remote server runs the copied herdr");
+    // The copied worker finds its library: the pane's shell answers.
+    tmux.literal("echo copied-$((6*7))");
+    tmux.keys(&["Enter"]);
+    tmux.wait_screen("the pane answers", |s| s.contains("copied-42"));
+
+    // Next time the copy is found and nothing is asked.
+    tmux.keys(&["C-b", "q"]);
+    tmux.wait_screen("the detach", |s| s.contains("[detached]"));
+    tmux.keys(&["clear", "Enter"]);
+    tmux.keys(&[&remote_command(&sshd, "", ""), "Enter"]);
+    let screen = wait_attached(&tmux, 1);
+    assert!(!screen.contains("[y/N]"), "{screen}");
+}
+
+#[test]
+fn a_dropped_link_reconnects_to_the_running_panes_and_a_dead_one_ends_with_the_reattach_command() {
+    let server = TestServer::prepare();
+    let mut sshd = sshd_for(&server, RemotePath::WithHerdr);
+    sshd.trust_host_key();
+    let tmux = Tmux::start(&server);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+    tmux.keys(&[&remote_command(&sshd, "HERDR_REMOTE_RECONNECT_SECS=20", ""), "Enter"]);
+    wait_attached(&tmux, 1);
+    let panes = pane_ids(&server);
+    let workers = sorted(server.worker_pids());
+    // A counter that keeps printing while the link is down.
+    tmux.literal("i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.2; done");
+    tmux.keys(&["Enter"]);
+    tmux.wait_screen("the counter", |s| s.contains("tick-3"));
+
+    sshd.stop();
+    tmux.wait_screen("the reconnecting notice", |s| s.contains("reconnecting"));
+    let pane = panes.first().expect("a pane").clone();
+    let before = tick(&server, &pane);
+    wait_until("the remote pane keeps printing while the link is down", PATIENCE, || {
+        let now = tick(&server, &pane);
+        if now > before + 5 { Ok(()) } else { Err(format!("tick {now} (was {before})")) }
+    });
+
+    sshd.start_again();
+    let screen = wait_attached(&tmux, 1);
+    assert_eq!(pane_ids(&server), panes, "the same panes");
+    assert_eq!(sorted(server.worker_pids()), workers, "the same workers: the panes never noticed");
+    let shown = screen
+        .lines()
+        .filter_map(|l| l.split("tick-").nth(1))
+        .filter_map(|n| n.split_whitespace().next()?.parse::<u64>().ok())
+        .max();
+    assert!(
+        shown.is_some_and(|n| n > before),
+        "the screen shows output printed while the link was down:\n{screen}"
+    );
+
+    // Down for good: the client gives up after its bound and says how to come back.
+    sshd.stop();
+    tmux.wait_screen("the reconnecting notice", |s| s.contains("reconnecting"));
+    let screen = wait_until("the give-up message", std::time::Duration::from_secs(60), || {
+        let screen = joined_screen(&tmux);
+        if screen.contains("re-attach with: herdr --remote") { Ok(screen) } else { Err(screen) }
+    });
+    assert!(screen.contains(&format!("re-attach with: herdr --remote {}", sshd.target())), "{screen}");
+    assert!(screen.contains("could not reconnect within 20 s"), "{screen}");
+    server.assert_alive();
+    assert_eq!(sorted(server.worker_pids()), workers, "the remote panes keep running");
+}
+
+fn sorted(mut pids: Vec<i32>) -> Vec<i32> {
+    pids.sort_unstable();
+    pids
+}
+
+/// The highest `tick-N` the pane printed (read on the remote host's API).
+fn tick(server: &TestServer, pane: &str) -> u64 {
+    let read: Value = server.call("pane.read", json!({ "pane_id": pane, "source": "recent" }));
+    let text = read["read"]["text"].as_str().unwrap_or_default();
+    text.lines().filter_map(|l| l.trim().strip_prefix("tick-")?.parse().ok()).max().unwrap_or(0)
+}
