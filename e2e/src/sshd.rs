@@ -6,14 +6,25 @@
 //! API socket, marker) through `SetEnv`, so the "remote" herdr is the test's hermetic session
 //! and the server's cleanup reaps whatever the remote side started.
 //!
+//! [`LinkRelay`] is a bad link in userspace in front of it (this kernel has no `netem`): a TCP
+//! relay that delays every byte by a fixed one-way time (300 ms RTT is 150 ms each way) and can
+//! be cut and restored. A cut holds both directions without closing anything — the connections
+//! stay open and silent, as through an unplugged cable — so the ends must notice by themselves
+//! (keepalives); what was in flight arrives after the restore, as TCP would deliver it.
+//!
 //! [`Sshd::stop`] ends the listener and every per-connection child (a dropped link: the
 //! client's TCP connection is gone), [`Sshd::start_again`] listens on the same port with the
 //! same keys. Needs `openssh-server` (`scripts/install-test-deps.sh`) and root (`/run/sshd`).
 
 use std::fs;
-use std::net::{TcpListener, TcpStream};
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::thread;
+use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
@@ -146,6 +157,10 @@ impl Sshd {
         format!("ssh://root@127.0.0.1:{}", self.port)
     }
 
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     /// The HOME to run the local `herdr` with (its key, and its known_hosts once trusted).
     pub fn client_home(&self) -> PathBuf {
         self.dir.path().join("client")
@@ -160,10 +175,15 @@ impl Sshd {
 
     /// The known_hosts line that trusts this server's key.
     pub fn known_hosts_line(&self) -> String {
+        self.known_hosts_line_for(self.port)
+    }
+
+    /// The known_hosts line for this server's key reached on `port` (through a relay).
+    pub fn known_hosts_line_for(&self, port: u16) -> String {
         let public = fs::read_to_string(self.dir.path().join("host_key.pub")).expect("read the host key");
         let mut fields = public.split_whitespace();
         let (kind, key) = (fields.next().expect("a key type"), fields.next().expect("a key"));
-        format!("[127.0.0.1]:{} {kind} {key}", self.port)
+        format!("[127.0.0.1]:{port} {kind} {key}")
     }
 
     /// Writes `line` as the client's whole known_hosts.
@@ -227,4 +247,84 @@ fn run(command: &mut Command) -> Output {
 fn free_port() -> u16 {
     let listener = TcpListener::bind(("127.0.0.1", 0)).expect("bind a loopback port");
     listener.local_addr().expect("its address").port()
+}
+
+#[derive(Debug)]
+pub struct LinkRelay {
+    port: u16,
+    cut: Arc<(Mutex<bool>, Condvar)>,
+}
+
+impl LinkRelay {
+    /// Listens on a free loopback port and relays each connection to `127.0.0.1:target`.
+    pub fn start(target: u16, one_way: Duration) -> LinkRelay {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).expect("bind the relay");
+        let port = listener.local_addr().expect("its address").port();
+        let cut = Arc::new((Mutex::new(false), Condvar::new()));
+        let shared = cut.clone();
+        thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { continue };
+                let Ok(server) = TcpStream::connect(("127.0.0.1", target)) else { continue };
+                let _ = client.set_nodelay(true);
+                let _ = server.set_nodelay(true);
+                for (from, to) in [(&client, &server), (&server, &client)] {
+                    let (Ok(from), Ok(to)) = (from.try_clone(), to.try_clone()) else { continue };
+                    pipe(from, to, one_way, shared.clone());
+                }
+            }
+        });
+        LinkRelay { port, cut }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Stops every byte both ways until [`LinkRelay::restore`].
+    pub fn cut(&self) {
+        *self.cut.0.lock().unwrap_or_else(PoisonError::into_inner) = true;
+    }
+
+    pub fn restore(&self) {
+        *self.cut.0.lock().unwrap_or_else(PoisonError::into_inner) = false;
+        self.cut.1.notify_all();
+    }
+}
+
+fn wait_while_cut(cut: &(Mutex<bool>, Condvar)) {
+    let mut is_cut = cut.0.lock().unwrap_or_else(PoisonError::into_inner);
+    while *is_cut {
+        is_cut = cut.1.wait(is_cut).unwrap_or_else(PoisonError::into_inner);
+    }
+}
+
+/// One direction: a reader stamps each chunk with when it may arrive, a writer delivers it then.
+fn pipe(mut from: TcpStream, mut to: TcpStream, one_way: Duration, cut: Arc<(Mutex<bool>, Condvar)>) {
+    let (send, receive) = mpsc::channel::<(Instant, Vec<u8>)>();
+    let reader_cut = cut.clone();
+    thread::spawn(move || {
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match from.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            wait_while_cut(&reader_cut);
+            if send.send((Instant::now() + one_way, buf[..n].to_vec())).is_err() {
+                break;
+            }
+        }
+    });
+    thread::spawn(move || {
+        for (due, bytes) in receive {
+            // The link's latency is the point of this relay: each chunk waits out its own delay.
+            thread::sleep(due.saturating_duration_since(Instant::now()));
+            wait_while_cut(&cut);
+            if to.write_all(&bytes).is_err() {
+                break;
+            }
+        }
+        let _ = to.shutdown(Shutdown::Write);
+    });
 }

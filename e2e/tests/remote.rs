@@ -3,16 +3,20 @@
 //! hermetic herdr session (see `herdr_e2e::sshd`). What a person would see: an unknown or
 //! changed host key refused with its fingerprint and the line to add; attaching, splitting,
 //! typing (read back with the remote host's own CLI over plain ssh), detaching and re-attaching;
-//! a host without herdr getting this build copied after a yes; a dropped link showing
-//! "reconnecting…" and coming back to the same running panes, and a link that stays down ending
-//! with the command that re-attaches.
+//! an `~/.ssh/config` alias with its own IdentityFile, then the ssh agent; a host without herdr
+//! getting this build copied after a yes; a dropped link (sshd killed) showing "reconnecting…"
+//! and coming back to the same running panes, and one that stays down ending with the command
+//! that re-attaches; a link cut silently for 10 s (a relay that holds every byte) noticed by
+//! keepalives and restored by itself; typing that still echoes over a 300 ms RTT link while
+//! another pane floods output.
 
 #[allow(dead_code, reason = "each suite uses part of the shared tmux driver")]
 mod support;
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
-use herdr_e2e::sshd::{RemotePath, Sshd};
+use herdr_e2e::sshd::{LinkRelay, RemotePath, Sshd};
 use herdr_e2e::{PATIENCE, TestServer, wait_until};
 use serde_json::{Value, json};
 use support::{Tmux, boxes_on_top_row};
@@ -168,7 +172,7 @@ fn a_host_without_herdr_gets_this_build_after_a_yes() {
     tmux.wait_screen("the question", |s| s.contains("[y/N]"));
     tmux.keys(&["y", "Enter"]);
     // A debug build is some 240 MB to copy and hash; the wait is for that, not the attach.
-    wait_until("the copy and the attach", std::time::Duration::from_secs(240), || {
+    wait_until("the copy and the attach", Duration::from_secs(240), || {
         let screen = tmux.screen(false);
         if screen.contains("spaces") && boxes_on_top_row(&screen) == 1 { Ok(()) } else { Err(screen) }
     });
@@ -223,23 +227,21 @@ fn a_dropped_link_reconnects_to_the_running_panes_and_a_dead_one_ends_with_the_r
     });
 
     sshd.start_again();
-    let screen = wait_attached(&tmux, 1);
+    // The first paint after the reconnect can land in the terminal in pieces: wait for the whole.
+    let screen =
+        tmux.wait_screen("the reconnected screen with output printed while the link was down", |s| {
+            s.contains("spaces")
+                && !s.contains("reconnecting")
+                && max_tick_shown(s).is_some_and(|n| n > before)
+        });
+    assert_eq!(boxes_on_top_row(&screen), 1, "{screen}");
     assert_eq!(pane_ids(&server), panes, "the same panes");
     assert_eq!(sorted(server.worker_pids()), workers, "the same workers: the panes never noticed");
-    let shown = screen
-        .lines()
-        .filter_map(|l| l.split("tick-").nth(1))
-        .filter_map(|n| n.split_whitespace().next()?.parse::<u64>().ok())
-        .max();
-    assert!(
-        shown.is_some_and(|n| n > before),
-        "the screen shows output printed while the link was down:\n{screen}"
-    );
 
     // Down for good: the client gives up after its bound and says how to come back.
     sshd.stop();
     tmux.wait_screen("the reconnecting notice", |s| s.contains("reconnecting"));
-    let screen = wait_until("the give-up message", std::time::Duration::from_secs(60), || {
+    let screen = wait_until("the give-up message", Duration::from_secs(60), || {
         let screen = joined_screen(&tmux);
         if screen.contains("re-attach with: herdr --remote") { Ok(screen) } else { Err(screen) }
     });
@@ -247,6 +249,15 @@ fn a_dropped_link_reconnects_to_the_running_panes_and_a_dead_one_ends_with_the_r
     assert!(screen.contains("could not reconnect within 20 s"), "{screen}");
     server.assert_alive();
     assert_eq!(sorted(server.worker_pids()), workers, "the remote panes keep running");
+}
+
+/// The highest `tick-N` on the screen.
+fn max_tick_shown(screen: &str) -> Option<u64> {
+    screen
+        .lines()
+        .filter_map(|l| l.split("tick-").nth(1))
+        .filter_map(|n| n.split(|c: char| !c.is_ascii_digit()).next()?.parse::<u64>().ok())
+        .max()
 }
 
 fn sorted(mut pids: Vec<i32>) -> Vec<i32> {
@@ -259,4 +270,134 @@ fn tick(server: &TestServer, pane: &str) -> u64 {
     let read: Value = server.call("pane.read", json!({ "pane_id": pane, "source": "recent" }));
     let text = read["read"]["text"].as_str().unwrap_or_default();
     text.lines().filter_map(|l| l.trim().strip_prefix("tick-")?.parse().ok()).max().unwrap_or(0)
+}
+
+#[test]
+fn an_alias_with_its_own_key_then_the_agent_authenticate() {
+    let server = TestServer::prepare();
+    let sshd = sshd_for(&server, RemotePath::WithHerdr);
+    sshd.trust_host_key();
+    // The only accepted key under a name no default looks for: only IdentityFile can find it.
+    let ssh_dir = sshd.client_home().join(".ssh");
+    std::fs::rename(ssh_dir.join("id_ed25519"), ssh_dir.join("box_key")).expect("rename the key");
+    let config = format!(
+        "Host elsewhere\n  User nobody\n\nHost remote-box\n  HostName 127.0.0.1\n  Port {}\n  User root\n  IdentityFile ~/.ssh/box_key\n",
+        sshd.port()
+    );
+    std::fs::write(ssh_dir.join("config"), &config).expect("write ~/.ssh/config");
+    let tmux = Tmux::start(&server);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+    let home = sshd.client_home().display().to_string();
+
+    tmux.keys(&[&format!("HOME={home} herdr --remote remote-box"), "Enter"]);
+    wait_attached(&tmux, 1);
+    tmux.keys(&["C-b", "q"]);
+    wait_finished(&tmux, "the detach", |s| {
+        s.contains("[detached] re-attach with: herdr --remote remote-box")
+    });
+
+    // Without the IdentityFile line the key is only in the agent.
+    let agent_socket = server.root().join("agent.sock");
+    let mut agent = std::process::Command::new("ssh-agent")
+        .arg("-D")
+        .arg("-a")
+        .arg(&agent_socket)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("start ssh-agent");
+    wait_until("the agent listens", PATIENCE, || {
+        std::os::unix::net::UnixStream::connect(&agent_socket).map(drop).map_err(|e| e.to_string())
+    });
+    let added = std::process::Command::new("ssh-add")
+        .arg(ssh_dir.join("box_key"))
+        .env("SSH_AUTH_SOCK", &agent_socket)
+        .output()
+        .expect("run ssh-add");
+    assert!(added.status.success(), "ssh-add: {}", String::from_utf8_lossy(&added.stderr));
+    std::fs::write(ssh_dir.join("config"), config.replace("  IdentityFile ~/.ssh/box_key\n", ""))
+        .expect("write");
+    std::fs::remove_file(ssh_dir.join("box_key")).expect("remove the key file");
+
+    tmux.keys(&["clear", "Enter"]);
+    tmux.keys(&[&format!("HOME={home} herdr --remote remote-box"), "Enter"]);
+    wait_finished(&tmux, "the refusal without agent or key", |s| s.contains("refused every key"));
+    tmux.keys(&["clear", "Enter"]);
+    tmux.keys(&[
+        &format!("SSH_AUTH_SOCK={} HOME={home} herdr --remote remote-box", agent_socket.display()),
+        "Enter",
+    ]);
+    wait_attached(&tmux, 1);
+    tmux.keys(&["C-b", "q"]);
+    wait_finished(&tmux, "the detach", |s| s.contains("[detached]"));
+    // Our own child, ended by its pid.
+    let _ = agent.kill();
+    let _ = agent.wait();
+}
+
+#[test]
+fn a_link_cut_for_ten_seconds_comes_back_by_itself_to_the_running_panes() {
+    let server = TestServer::prepare();
+    let sshd = sshd_for(&server, RemotePath::WithHerdr);
+    let link = LinkRelay::start(sshd.port(), Duration::ZERO);
+    sshd.write_known_hosts(&sshd.known_hosts_line_for(link.port()));
+    let tmux = Tmux::start(&server);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+    // Keepalives every second: a silent link is dropped after four.
+    let command = format!(
+        "HERDR_REMOTE_KEEPALIVE_SECS=1 HOME={} herdr --remote ssh://root@127.0.0.1:{}",
+        sshd.client_home().display(),
+        link.port()
+    );
+    tmux.keys(&[&command, "Enter"]);
+    wait_attached(&tmux, 1);
+    let workers = sorted(server.worker_pids());
+    let pane = pane_ids(&server).first().expect("a pane").clone();
+    tmux.literal("i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.2; done");
+    tmux.keys(&["Enter"]);
+    tmux.wait_screen("the counter", |s| s.contains("tick-3"));
+
+    let cut_at = Instant::now();
+    link.cut();
+    tmux.wait_screen("the reconnecting notice", |s| s.contains("reconnecting"));
+    let before = tick(&server, &pane);
+    // The fault is a ten-second outage: hold the cut for the rest of it.
+    std::thread::sleep(Duration::from_secs(10).saturating_sub(cut_at.elapsed()));
+    link.restore();
+
+    tmux.wait_screen("the reconnected screen with output printed during the cut", |s| {
+        s.contains("spaces") && !s.contains("reconnecting") && max_tick_shown(s).is_some_and(|n| n > before)
+    });
+    assert_eq!(sorted(server.worker_pids()), workers, "the same workers: the panes never noticed");
+    tmux.keys(&["C-c"]);
+    tmux.literal("echo after-cut-$((3*3))");
+    tmux.keys(&["Enter"]);
+    tmux.wait_screen("typing works again", |s| s.contains("after-cut-9"));
+}
+
+#[test]
+fn typing_echoes_over_a_300_ms_link_while_a_pane_floods_output() {
+    let server = TestServer::prepare();
+    let sshd = sshd_for(&server, RemotePath::WithHerdr);
+    let link = LinkRelay::start(sshd.port(), Duration::from_millis(150));
+    sshd.write_known_hosts(&sshd.known_hosts_line_for(link.port()));
+    let tmux = Tmux::start(&server);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+    let command =
+        format!("HOME={} herdr --remote ssh://root@127.0.0.1:{}", sshd.client_home().display(), link.port());
+    tmux.keys(&[&command, "Enter"]);
+    wait_attached(&tmux, 1);
+
+    // The left pane floods, the right one is typed into.
+    tmux.literal("while :; do seq 1 2000; done");
+    tmux.keys(&["Enter"]);
+    tmux.keys(&["C-b", "v"]);
+    wait_until("two panes", PATIENCE, || match pane_ids(&server).len() {
+        2 => Ok(()),
+        n => Err(format!("{n} panes")),
+    });
+    tmux.literal("echo slow-link-$((20+22))");
+    tmux.keys(&["Enter"]);
+    tmux.wait_screen("the echo over the slow link", |s| s.contains("slow-link-42"));
+    tmux.keys(&["C-b", "q"]);
+    wait_finished(&tmux, "the detach over the slow link", |s| s.contains("[detached]"));
 }
