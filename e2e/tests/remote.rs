@@ -40,6 +40,16 @@ fn pane_ids(server: &TestServer) -> Vec<String> {
     })
 }
 
+/// Clears the terminal and waits until only the prompt is left, so the next check cannot match
+/// what an earlier command printed.
+fn clear_screen(tmux: &Tmux<'_>) {
+    tmux.keys(&["clear", "Enter"]);
+    tmux.wait_screen("a cleared screen", |s| {
+        let lines: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
+        lines == ["e2e$"]
+    });
+}
+
 /// The screen with wrapped lines joined (long messages wrap at the terminal's width).
 fn joined_screen(tmux: &Tmux<'_>) -> String {
     String::from_utf8_lossy(&tmux.run(&["capture-pane", "-p", "-J", "-t", "0"]).stdout).into_owned()
@@ -88,7 +98,7 @@ fn an_unknown_or_changed_host_key_is_refused_with_its_fingerprint() {
         line.split(' ').next().unwrap_or_default()
     );
     sshd.write_known_hosts(&other);
-    tmux.keys(&["clear", "Enter"]);
+    clear_screen(&tmux);
     tmux.keys(&[&remote_command(&sshd, "", ""), "Enter"]);
     let screen = wait_finished(&tmux, "the changed-key refusal", |s| s.contains("CHANGED"));
     assert!(screen.contains(&fingerprint) && screen.lines().any(|l| l.trim() == line), "{screen}");
@@ -138,7 +148,7 @@ fn attach_split_type_detach_and_reattach_through_ssh() {
         n => Err(format!("{n} connections")),
     });
 
-    tmux.keys(&["clear", "Enter"]);
+    clear_screen(&tmux);
     tmux.keys(&[&remote_command(&sshd, "", ""), "Enter"]);
     let screen = wait_attached(&tmux, 2);
     assert!(screen.contains("over-ssh-42"), "the re-attached screen shows the same panes:\n{screen}");
@@ -167,15 +177,17 @@ fn a_host_without_herdr_gets_this_build_after_a_yes() {
     assert!(!remote_local.join("bin/herdr").exists(), "nothing was copied");
 
     // Yes copies herdr, the worker and the library, then attaches with the copy.
-    tmux.keys(&["clear", "Enter"]);
+    clear_screen(&tmux);
     tmux.keys(&[&remote_command(&sshd, "", ""), "Enter"]);
     tmux.wait_screen("the question", |s| s.contains("[y/N]"));
     tmux.keys(&["y", "Enter"]);
     // A debug build is some 240 MB to copy and hash; the wait is for that, not the attach.
-    wait_until("the copy and the attach", Duration::from_secs(240), || {
+    let screen = wait_until("the copy and the attach (or an error)", Duration::from_secs(240), || {
         let screen = tmux.screen(false);
-        if screen.contains("spaces") && boxes_on_top_row(&screen) == 1 { Ok(()) } else { Err(screen) }
+        let attached = screen.contains("spaces") && boxes_on_top_row(&screen) == 1;
+        if attached || screen.contains("herdr --remote:") { Ok(screen) } else { Err(screen) }
     });
+    assert!(!screen.contains("herdr --remote:"), "the copy failed:\n{screen}");
     let bin = herdr_e2e::binaries::bin_dir();
     for (local, remote) in [("herdr", "bin/herdr"), ("herdr-pane-worker", "bin/herdr-pane-worker")] {
         assert!(
@@ -195,7 +207,7 @@ fn a_host_without_herdr_gets_this_build_after_a_yes() {
     // Next time the copy is found and nothing is asked.
     tmux.keys(&["C-b", "q"]);
     tmux.wait_screen("the detach", |s| s.contains("[detached]"));
-    tmux.keys(&["clear", "Enter"]);
+    clear_screen(&tmux);
     tmux.keys(&[&remote_command(&sshd, "", ""), "Enter"]);
     let screen = wait_attached(&tmux, 1);
     assert!(!screen.contains("[y/N]"), "{screen}");
@@ -318,10 +330,10 @@ fn an_alias_with_its_own_key_then_the_agent_authenticate() {
         .expect("write");
     std::fs::remove_file(ssh_dir.join("box_key")).expect("remove the key file");
 
-    tmux.keys(&["clear", "Enter"]);
+    clear_screen(&tmux);
     tmux.keys(&[&format!("HOME={home} herdr --remote remote-box"), "Enter"]);
     wait_finished(&tmux, "the refusal without agent or key", |s| s.contains("refused every key"));
-    tmux.keys(&["clear", "Enter"]);
+    clear_screen(&tmux);
     tmux.keys(&[
         &format!("SSH_AUTH_SOCK={} HOME={home} herdr --remote remote-box", agent_socket.display()),
         "Enter",

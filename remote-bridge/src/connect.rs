@@ -1,8 +1,9 @@
 //! Opening an authenticated ssh session to a [`Destination`]: TCP with a connect timeout, the
 //! ssh handshake, the host key check ([`crate::host_key`]), then authentication by the ssh agent
 //! (when `$SSH_AUTH_SOCK` names one) and then the key files (the config's `IdentityFile`s,
-//! then `~/.ssh/id_ed25519`, `id_ecdsa`, `id_rsa`), and keepalives so a silent dead link is
-//! noticed ([`crate::relay`] counts the missing answers).
+//! then `~/.ssh/id_ed25519`, `id_ecdsa`, `id_rsa`). Keepalives start with the relay
+//! ([`crate::relay`]), not here: in blocking mode libssh2 ends any wait longer than the
+//! keepalive interval as a timeout, which would fail a long copy or a slow remote command.
 
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
@@ -15,9 +16,8 @@ use crate::target::Destination;
 
 /// How long the TCP connect and each blocking ssh step may take.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// Seconds between keepalives (OpenSSH's `ServerAliveInterval` as upstream's managed config
-/// sets it).
-pub const KEEPALIVE_INTERVAL_SECS: u32 = 15;
+/// How long one blocking step of a remote command may take once logged in.
+pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The key files tried after the configured ones, as OpenSSH's defaults.
 const DEFAULT_KEYS: [&str; 3] = [".ssh/id_ed25519", ".ssh/id_ecdsa", ".ssh/id_rsa"];
@@ -100,7 +100,9 @@ pub fn open(destination: &Destination, identity: &Identity) -> Result<Connection
     host_key::verify(&session, &destination.host, destination.port, &host_key::default_files(&identity.home))
         .map_err(Box::new)?;
     authenticate(&session, destination, identity)?;
-    session.set_keepalive(true, KEEPALIVE_INTERVAL_SECS);
+    // Remote commands (a server starting, a status probe on a busy host) may keep a blocking
+    // call waiting longer than the handshake should.
+    session.set_timeout(u32::try_from(COMMAND_TIMEOUT.as_millis()).unwrap_or(u32::MAX));
     Ok(Connection { session, destination: destination.clone(), tcp: poll_handle })
 }
 

@@ -15,6 +15,9 @@ use ssh2::Session;
 use crate::digest::{self, Sha256};
 use crate::exec::{self, ExecError, quote};
 
+/// How long one blocking step of a copy may take (a write, or the remote hash of a large file).
+const COPY_TIMEOUT_MS: u32 = 300_000;
+
 /// The library's SONAME, which the worker records.
 pub const LIBGHOSTTY: &str = "libghostty-vt.so.0";
 
@@ -125,6 +128,21 @@ pub fn install(
         return Err(ProvisionError::Platform { remote: platform.to_owned(), local });
     }
     let prefix = format!("{}/.local", remote_home.trim_end_matches('/'));
+    // Hashing a large binary on a busy host can keep the channel silent longer than the
+    // session's usual per-call timeout; the copy gets its own, then the usual one comes back.
+    let usual = session.timeout();
+    session.set_timeout(COPY_TIMEOUT_MS);
+    let result = install_files(session, build, &prefix, progress);
+    session.set_timeout(usual);
+    result
+}
+
+fn install_files(
+    session: &Session,
+    build: &LocalBuild,
+    prefix: &str,
+    progress: &mut dyn FnMut(&Upload),
+) -> Result<String, ProvisionError> {
     for upload in &build.files {
         progress(upload);
         let sha256 = file_sha256(&upload.local)?;

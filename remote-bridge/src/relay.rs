@@ -100,6 +100,8 @@ pub fn run(
     liveness: Liveness,
 ) -> RelayEnd {
     session.set_blocking(false);
+    let every = u32::try_from(liveness.keepalive_every.as_secs()).unwrap_or(u32::MAX).max(1);
+    session.set_keepalive(true, every);
     if let Err(err) = local.set_nonblocking(true) {
         return RelayEnd::LinkLost(format!("cannot make the local socket non-blocking: {err}"));
     }
