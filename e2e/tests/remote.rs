@@ -8,7 +8,8 @@
 //! and coming back to the same running panes, and one that stays down ending with the command
 //! that re-attaches; a link cut silently for 10 s (a relay that holds every byte) noticed by
 //! keepalives and restored by itself; typing that still echoes over a 300 ms RTT link while
-//! another pane floods output.
+//! another pane floods output; a copy made on the remote host landing in the local clipboard
+//! (OSC 52 through the relay).
 
 #[allow(dead_code, reason = "each suite uses part of the shared tmux driver")]
 mod support;
@@ -19,7 +20,7 @@ use std::time::{Duration, Instant};
 use herdr_e2e::sshd::{LinkRelay, RemotePath, Sshd};
 use herdr_e2e::{PATIENCE, TestServer, wait_until};
 use serde_json::{Value, json};
-use support::{Tmux, boxes_on_top_row};
+use support::{Tmux, boxes_on_top_row, find_on_screen, sgr_mouse};
 
 fn sshd_for(server: &TestServer, path: RemotePath) -> Sshd {
     if let Some(reason) = Sshd::unavailable() {
@@ -412,4 +413,33 @@ fn typing_echoes_over_a_300_ms_link_while_a_pane_floods_output() {
     tmux.wait_screen("the echo over the slow link", |s| s.contains("slow-link-42"));
     tmux.keys(&["C-b", "q"]);
     wait_finished(&tmux, "the detach over the slow link", |s| s.contains("[detached]"));
+}
+
+#[test]
+fn a_copy_in_the_remote_session_lands_in_the_local_clipboard() {
+    let server = TestServer::prepare();
+    let sshd = sshd_for(&server, RemotePath::WithHerdr);
+    sshd.trust_host_key();
+    let tmux = Tmux::start(&server);
+    // The local terminal's clipboard: tmux keeps what OSC 52 sets as a paste buffer.
+    tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+    tmux.keys(&[&remote_command(&sshd, "", ""), "Enter"]);
+    wait_attached(&tmux, 1);
+    tmux.literal("a=remote; echo \"$a-copied $a-text\"");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_screen("the line to drag over", |s| s.contains("remote-copied remote-text"));
+    let (x, y) = find_on_screen(&screen, "remote-text").expect("the word on screen");
+    let end = x + "remote-text".len() as u16 - 1;
+    tmux.literal(&sgr_mouse(0, x, y, true));
+    tmux.literal(&sgr_mouse(32, x + 3, y, true));
+    tmux.literal(&sgr_mouse(32, end, y, true));
+    // The default theme's selection background (#45475a) on the dragged row, then the release.
+    wait_until("the dragged cells drawn as selected", PATIENCE, || {
+        let screen = tmux.screen(true);
+        let row = screen.lines().nth(usize::from(y)).unwrap_or_default().to_owned();
+        if row.contains("48;2;69;71;90") { Ok(()) } else { Err(format!("row {row:?}")) }
+    });
+    tmux.literal(&sgr_mouse(0, end, y, false));
+    tmux.wait_buffer("the text copied on the remote host in the local clipboard", "remote-text");
 }
