@@ -286,10 +286,21 @@ fn tick(server: &TestServer, pane: &str) -> u64 {
 }
 
 #[test]
-fn an_alias_with_its_own_key_then_the_agent_authenticate() {
+fn an_alias_with_its_own_key_then_the_agent_authenticate_against_hashed_known_hosts() {
     let server = TestServer::prepare();
     let sshd = sshd_for(&server, RemotePath::WithHerdr);
     sshd.trust_host_key();
+    // Hashed host names, as `HashKnownHosts yes` writes them.
+    let hashed = std::process::Command::new("ssh-keygen")
+        .arg("-H")
+        .arg("-f")
+        .arg(sshd.client_home().join(".ssh/known_hosts"))
+        .output()
+        .expect("run ssh-keygen -H");
+    assert!(hashed.status.success(), "ssh-keygen -H: {}", String::from_utf8_lossy(&hashed.stderr));
+    let known =
+        std::fs::read_to_string(sshd.client_home().join(".ssh/known_hosts")).expect("read known_hosts");
+    assert!(known.starts_with("|1|"), "hashed: {known}");
     // The only accepted key under a name no default looks for: only IdentityFile can find it.
     let ssh_dir = sshd.client_home().join(".ssh");
     std::fs::rename(ssh_dir.join("id_ed25519"), ssh_dir.join("box_key")).expect("rename the key");

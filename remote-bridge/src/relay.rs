@@ -146,6 +146,8 @@ pub fn run(
                 Ok(0) => remote_eof = channel.eof(),
                 Ok(n) => {
                     pump.down.extend_from_slice(&buf[..n]);
+                    // A busy stream may never reach the poll below: data is a sign of life too.
+                    last_heard = Instant::now();
                     progress = true;
                 }
                 Err(e) if is_retry(&e) => {}
