@@ -9,7 +9,7 @@
 //! that re-attaches; a link cut silently for 10 s (a relay that holds every byte) noticed by
 //! keepalives and restored by itself; typing that still echoes over a 300 ms RTT link while
 //! another pane floods output; a copy made on the remote host landing in the local clipboard
-//! (OSC 52 through the relay).
+//! (OSC 52 through the relay); `--session NAME` reaching that session only.
 
 #[allow(dead_code, reason = "each suite uses part of the shared tmux driver")]
 mod support;
@@ -455,4 +455,24 @@ fn a_copy_in_the_remote_session_lands_in_the_local_clipboard() {
     });
     tmux.literal(&sgr_mouse(0, end, y, false));
     tmux.wait_buffer("the text copied on the remote host in the local clipboard", "remote-text");
+}
+
+#[test]
+fn a_named_session_is_attached_and_named_in_the_reattach_command() {
+    let server = TestServer::prepare();
+    let sshd = sshd_for(&server, RemotePath::WithHerdr);
+    sshd.trust_host_key();
+    let tmux = Tmux::start(&server);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+    tmux.keys(&[&remote_command(&sshd, "", "--session work"), "Enter"]);
+    wait_attached(&tmux, 1);
+    tmux.keys(&["C-b", "v"]);
+    wait_attached(&tmux, 2);
+    let output = sshd.ssh("herdr --session work pane list");
+    let list: Value = serde_json::from_slice(&output.stdout).expect("pane list JSON");
+    assert_eq!(list["result"]["panes"].as_array().map(Vec::len), Some(2), "{list}");
+    assert!(server.answers_ping().is_err(), "the default session was not started");
+    tmux.keys(&["C-b", "q"]);
+    let reattach = format!("[detached] re-attach with: herdr --remote {} --session work", sshd.target());
+    wait_finished(&tmux, "the detach naming the session", |s| s.contains(&reattach));
 }
