@@ -211,6 +211,7 @@ pub fn run(
         let wake = next_keepalive.min(last_heard + liveness.dead_after);
         let wait = wake.saturating_duration_since(now).max(Duration::from_millis(1));
         let timeout = PollTimeout::try_from(wait).unwrap_or(PollTimeout::MAX);
+        quick_ack(tcp);
         let mut fds = [PollFd::new(local.as_fd(), local_events), PollFd::new(tcp, tcp_events)];
         match poll(&mut fds, timeout) {
             Ok(_) => {}
@@ -231,6 +232,25 @@ struct Pump {
     down: Vec<u8>,
     stderr: Vec<u8>,
     hello: HelloRewrite,
+}
+
+/// Asks the kernel to acknowledge what arrives next at once (Linux leaves quick-ack mode by
+/// itself, so it is asked again before every wait). sshd runs a command without a terminal in
+/// "bulk" mode, Nagle on: a paint written in two pieces waits for our ACK of the first, and a
+/// delayed ACK would hold every such echo for up to 40 ms.
+fn quick_ack(tcp: BorrowedFd<'_>) {
+    let on: libc::c_int = 1;
+    // SAFETY: `tcp` is a live socket for the duration of the call, `on` outlives it, and the
+    // length passed is its size; a failure only means the option does not apply.
+    unsafe {
+        libc::setsockopt(
+            std::os::fd::AsRawFd::as_raw_fd(&tcp),
+            libc::IPPROTO_TCP,
+            libc::TCP_QUICKACK,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
+    }
 }
 
 fn is_retry(err: &std::io::Error) -> bool {
