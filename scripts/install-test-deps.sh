@@ -11,6 +11,7 @@
 #   dbus-daemon   a private system bus for the logind (shutdown save) e2e suite
 #   systemd       a private `systemd --user`, systemctl and systemd-analyze for the service suite
 #   util-linux    unshare: that manager's private mount namespace
+#   openssh-server  sshd (and ssh, ssh-keygen) for the `herdr --remote` suite's loopback host
 set -euo pipefail
 
 missing=()
@@ -29,6 +30,8 @@ need_cmd dbus-daemon dbus-daemon
 need_cmd systemctl systemd
 need_cmd systemd-analyze systemd
 need_cmd unshare util-linux
+[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+need_cmd ssh-keygen openssh-client
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 if command -v dpkg-query >/dev/null 2>&1; then
   need_pkg libssl-dev

@@ -19,6 +19,9 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "NAME")]
     pub session: Option<String>,
 
+    #[command(flatten)]
+    pub remote: crate::remote::RemoteArgs,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -64,6 +67,9 @@ pub enum Command {
     Integration(integration::IntegrationCommand),
     /// Hand running servers to this binary (`--handoff`); this build downloads nothing
     Update(update::UpdateArgs),
+    /// The far end of `herdr --remote`: relays stdin/stdout to this host's client socket
+    #[command(hide = true)]
+    RemoteClientBridge,
 }
 
 /// A pane neighbour direction (`pane.neighbor`, `focus_direction`, `resize`, `swap`).

@@ -23,6 +23,7 @@ pub mod integration;
 pub mod notification;
 pub mod output;
 pub mod pane;
+pub mod remote;
 pub mod request;
 pub mod server;
 pub mod session;
@@ -67,6 +68,9 @@ pub fn main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     let rendered = match cli.command {
+        _ if cli.remote.is_used() => {
+            remote::run(&cli.remote, cli.command.is_some(), session.or(cli.session).as_deref())
+        }
         None => attach::run(session.or(cli.session).as_deref(), &PathEnv::from_process_env()),
         Some(command) => {
             let session = session.or(cli.session);
@@ -135,6 +139,8 @@ pub enum Plan {
     Integration(integration::IntegrationCommand),
     /// `herdr update [--handoff]`: across sessions (the global `--session` picks one).
     Update(update::UpdateArgs),
+    /// `herdr remote-client-bridge` (hidden): the far end of `herdr --remote`.
+    RemoteClientBridge,
 }
 
 /// Turns a command into a plan. Pure; usage errors surface here.
@@ -178,6 +184,7 @@ pub fn plan(command: Command, caller: &Caller) -> Result<Plan, UsageError> {
         Command::Terminal(cmd) => Plan::Call(terminal::call(&cmd)?),
         Command::Integration(cmd) => Plan::Integration(cmd),
         Command::Update(args) => Plan::Update(args),
+        Command::RemoteClientBridge => Plan::RemoteClientBridge,
     };
     Ok(plan)
 }
@@ -205,6 +212,7 @@ fn dispatch(command: Command, session: Option<&str>, caller: &Caller) -> Rendere
             target().map(|t| server::run_import(&t, no_session, &socket, &token))
         }
         Plan::AgentStart(args) => target().map(|t| agent::start::run_against(&t, &args)),
+        Plan::RemoteClientBridge => target().map(|t| remote::client_bridge(&t)),
     };
     result.unwrap_or_else(|refused| refused)
 }

@@ -14,6 +14,8 @@
 //!   supervisors of it, for comparing before and after a crash or a restore.
 //! - [`session_file`]: `session.json` read from disk (its panes, uids, shape), the upstream
 //!   fixtures, and the supervisor's `persist.save` log lines.
+//! - [`sshd`]: a real `sshd` on a loopback port with its own keys, and a delaying relay that can be
+//!   cut and restored in front of it, for the `herdr --remote` suite.
 //! - [`terminal`]: a client-protocol terminal client that keeps its screen as text.
 //! - [`agents`]: workspaces whose panes run the scripted fake agents (`e2e/fake-agents/`),
 //!   agent status probes and timestamped status subscriptions, for the agent suites.
@@ -29,6 +31,7 @@ pub mod procs;
 pub mod schema;
 pub mod server;
 pub mod session_file;
+pub mod sshd;
 pub mod terminal;
 pub mod wait;
 pub mod wire;
