@@ -33,4 +33,6 @@ pub use results::{
 pub use results::{ConfigReloadStatus, NotificationShowReason};
 
 #[cfg(test)]
+mod golden_results;
+#[cfg(test)]
 mod tests;

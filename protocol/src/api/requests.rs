@@ -14,6 +14,8 @@
 
 mod agent;
 mod events;
+#[cfg(test)]
+mod golden;
 mod integration;
 mod layout;
 mod pane;
