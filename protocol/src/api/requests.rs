@@ -269,6 +269,9 @@ pub enum RequestError {
     /// The params do not fit the method's params type.
     #[error("{0}")]
     Params(serde_json::Error),
+    /// `server.live_handoff`'s params do not fit.
+    #[error("invalid server.live_handoff params: {0}")]
+    HandoffParams(serde_json::Error),
 }
 
 fn method_list() -> String {
@@ -294,7 +297,11 @@ macro_rules! requests {
                     $($method => Deserialize::deserialize(params).map(|p| domain_request!($domain :: $variant (p))),)*
                     other => return Err(RequestError::UnknownMethod(other.to_owned())),
                 };
-                parsed.map_err(RequestError::Params)
+                parsed.map_err(|e| match method {
+                    // Worded as the server answered before the typed API.
+                    "server.live_handoff" => RequestError::HandoffParams(e),
+                    _ => RequestError::Params(e),
+                })
             }
 
             /// The params as JSON (optional fields left out rather than null).

@@ -138,7 +138,7 @@ pub async fn explain(shared: &Shared, p: AgentTarget) -> Result<ApiResult, Failu
     let text = match panes::ask(shared, &pane_target(key, &info), WorkerRequest::Explain).await {
         Ok(WorkerResponse::Explain(text)) => text,
         Ok(other) => return Err(unavailable(format!("unexpected answer from pane worker: {other:?}")).into()),
-        Err(e) if e.code == "not_implemented" => return Err(unavailable(e.message).into()),
+        Err(e) if e.code == ErrorCode::NotImplemented => return Err(unavailable(e.message).into()),
         Err(e) => return Err(e.into()),
     };
     let mut explain: Value = serde_json::from_str(&text)

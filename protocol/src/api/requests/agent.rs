@@ -167,8 +167,9 @@ pub struct AgentStartParams {
     pub name: String,
     pub kind: String,
     pub pane_id: PaneId,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub args: Vec<String>,
+    /// Kept as sent (an explicit `[]` stays), like the defaulted fields.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<String>>,
     /// Startup timeout in milliseconds: more than 3000 and at most 300000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,

@@ -79,3 +79,10 @@ fn error_codes_map_to_their_wire_strings_both_ways() {
         json!({"code": "server_unavailable", "message": "stopping"})
     );
 }
+
+#[test]
+fn live_handoff_params_keep_their_prefixed_message() {
+    let err =
+        Request::parse("server.live_handoff", &json!({"expected_protocol": "22"})).expect_err("a string");
+    assert!(err.to_string().starts_with("invalid server.live_handoff params: invalid type: string"), "{err}");
+}

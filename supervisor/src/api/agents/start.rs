@@ -50,7 +50,8 @@ pub async fn start(shared: &Shared, p: AgentStartParams) -> Result<ApiResult, Fa
     let kind = Agent::from_label(&p.kind).ok_or_else(|| {
         ApiError::new(ErrorCode::UnsupportedAgentKind, format!("unsupported agent kind {}", p.kind))
     })?;
-    if let Some(bad) = p.args.iter().find(|a| a.chars().any(|c| c.is_control())) {
+    let args = p.args.clone().unwrap_or_default();
+    if let Some(bad) = args.iter().find(|a| a.chars().any(|c| c.is_control())) {
         return Err(ApiError::new(
             ErrorCode::InvalidAgentArgument,
             format!("invalid agent argument {bad:?}"),
@@ -76,7 +77,7 @@ pub async fn start(shared: &Shared, p: AgentStartParams) -> Result<ApiResult, Fa
         _ => return Err(busy(&target.pane_id).into()),
     }
     let argv: Vec<String> =
-        std::iter::once(kind.interactive_executable().to_owned()).chain(p.args.iter().cloned()).collect();
+        std::iter::once(kind.interactive_executable().to_owned()).chain(args.iter().cloned()).collect();
     let line: Vec<String> = argv.iter().map(|a| shell_word(a)).collect();
     let typed = format!("{}\r", line.join(" "));
     match panes::ask(shared, &target, WorkerRequest::SendText(typed)).await {

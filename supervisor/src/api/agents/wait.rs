@@ -254,7 +254,7 @@ async fn activity_gate(
     let goal = Goal { until: &any, transient: false, after_seq: Some(seq_before) };
     match settle_within(shared, pin, cursor, &goal, Some(gate)).await {
         Ok(_) => Ok(()),
-        Err(e) if e.code == "timeout" && limit.is_none_or(|l| l > PROMPT_ACTIVITY_GATE) => {
+        Err(e) if e.code == ErrorCode::Timeout && limit.is_none_or(|l| l > PROMPT_ACTIVITY_GATE) => {
             let info = pin.probe(shared)?;
             let status = serde_json::to_value(info.agent_status)
                 .ok()
