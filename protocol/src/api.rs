@@ -16,7 +16,7 @@ mod results;
 
 pub use error::{ApiError, ErrorCode};
 pub use events::Event;
-pub use ids::{PaneId, TabId, WorkspaceId};
+pub use ids::{PaneId, TabId, WorkspaceId, WorkspaceRef, decimal, decode_number, encode_number};
 pub use integrations::{IntegrationDetails, IntegrationInfo, IntegrationState, IntegrationTarget};
 pub use records::{
     AgentInfo, AgentManifestInfo, AgentSessionInfo, AgentSessionRefKind, AgentStatus, LayoutDescription,
