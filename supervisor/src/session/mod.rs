@@ -154,7 +154,8 @@ impl Effects {
 #[derive(Debug, thiserror::Error)]
 pub enum HandleError {
     /// The params did not parse: answered with id `""`, `invalid_request`,
-    /// `"invalid request: <message>"`.
+    /// `"invalid request: <message>"`. Requests arrive typed (parsed with the envelope), so only
+    /// the wire-form entry point of the tests, `handle_json`, still produces it.
     #[error("invalid request: {0}")]
     BadParams(String),
     /// A handler-level error, answered with the request id.
