@@ -5,7 +5,8 @@
 pub mod start;
 
 use clap::{ArgGroup, Args, Subcommand};
-use serde_json::{Value, json};
+use herdr_protocol::api::{self, Request, requests as rq};
+use serde_json::Value;
 
 use crate::args::{AgentStatus, ReadFormat, ReadSource};
 use crate::request::{ApiCall, ApiRequest, Reply, UsageError};
@@ -136,69 +137,89 @@ pub struct WaitArgs {
     pub timeout: Option<u64>,
 }
 
-fn statuses(until: &[AgentStatus]) -> Vec<&'static str> {
+fn statuses(until: &[AgentStatus]) -> Vec<api::AgentStatus> {
     until.iter().map(|s| s.wire()).collect()
+}
+
+fn agent(request: rq::AgentRequest) -> Request {
+    Request::Agent(request)
+}
+
+fn target(target: &str) -> rq::AgentTarget {
+    rq::AgentTarget { target: target.to_owned() }
 }
 
 pub fn call(command: &AgentRequest) -> Result<ApiCall, UsageError> {
     let call = match command {
-        AgentRequest::List => ApiCall::envelope(ApiRequest::new("cli:agent:list", "agent.list")),
-        AgentRequest::Get { target } => {
-            ApiCall::envelope(ApiRequest::new("cli:agent:get", "agent.get").with("target", target.as_str()))
+        AgentRequest::List => ApiCall::envelope(ApiRequest::new(
+            "cli:agent:list",
+            agent(rq::AgentRequest::List(rq::EmptyParams {})),
+        )),
+        AgentRequest::Get { target: t } => {
+            ApiCall::envelope(ApiRequest::new("cli:agent:get", agent(rq::AgentRequest::Get(target(t)))))
         }
-        AgentRequest::Focus { target } => ApiCall::envelope(
-            ApiRequest::new("cli:agent:focus", "agent.focus").with("target", target.as_str()),
-        ),
-        AgentRequest::Rename(args) => ApiCall::envelope(
-            ApiRequest::new("cli:agent:rename", "agent.rename")
-                .with("target", args.target.as_str())
-                .with_opt("name", if args.clear { None } else { args.name.clone() }),
-        ),
+        AgentRequest::Focus { target: t } => {
+            ApiCall::envelope(ApiRequest::new("cli:agent:focus", agent(rq::AgentRequest::Focus(target(t)))))
+        }
+        AgentRequest::Rename(args) => ApiCall::envelope(ApiRequest::new(
+            "cli:agent:rename",
+            agent(rq::AgentRequest::Rename(rq::AgentRenameParams {
+                target: args.target.clone(),
+                name: if args.clear { None } else { args.name.clone() },
+            })),
+        )),
         AgentRequest::Read(args) => {
             let format = if args.ansi { ReadFormat::Ansi } else { args.format.unwrap_or(ReadFormat::Text) };
-            ApiCall::read_text(
-                ApiRequest::new("cli:agent:read", "agent.read")
-                    .with("target", args.target.as_str())
-                    .with("source", args.source.unwrap_or(ReadSource::Recent).wire())
-                    .with_opt("lines", args.lines)
-                    .with("format", format.wire())
-                    .with("strip_ansi", format == ReadFormat::Text),
-            )
+            ApiCall::read_text(ApiRequest::new(
+                "cli:agent:read",
+                agent(rq::AgentRequest::Read(rq::AgentReadParams {
+                    target: args.target.clone(),
+                    source: args.source.unwrap_or(ReadSource::Recent).wire(),
+                    lines: args.lines,
+                    format: Some(format.wire()),
+                    strip_ansi: Some(format == ReadFormat::Text),
+                })),
+            ))
         }
-        AgentRequest::SendKeys { target, keys } => ApiCall::envelope(
-            ApiRequest::new("cli:agent:send-keys", "agent.send_keys")
-                .with("target", target.as_str())
-                .with("keys", keys.clone()),
-        ),
+        AgentRequest::SendKeys { target, keys } => ApiCall::envelope(ApiRequest::new(
+            "cli:agent:send-keys",
+            agent(rq::AgentRequest::SendKeys(rq::AgentSendKeysParams {
+                target: target.clone(),
+                keys: keys.clone(),
+            })),
+        )),
         AgentRequest::Explain(args) => {
             let json = args.json || args.format.as_deref() == Some("json");
             ApiCall {
-                request: ApiRequest::new("cli:agent:explain", "agent.explain")
-                    .with("target", args.target.as_str()),
+                request: ApiRequest::new(
+                    "cli:agent:explain",
+                    agent(rq::AgentRequest::Explain(target(&args.target))),
+                ),
                 reply: Reply::Explain { json, verbose: args.verbose },
             }
         }
         AgentRequest::Prompt(args) => {
-            let wait = args.wait.then(|| {
-                let mut options = json!({"until": statuses(&args.until)});
-                if let Some(timeout) = args.timeout {
-                    options["timeout_ms"] = Value::from(timeout);
-                }
-                options
+            let wait = args.wait.then(|| rq::AgentPromptWait {
+                until: Some(statuses(&args.until)),
+                timeout_ms: args.timeout,
             });
-            ApiCall::envelope(
-                ApiRequest::new("cli:agent:prompt", "agent.prompt")
-                    .with("target", args.target.as_str())
-                    .with("text", args.text.as_str())
-                    .with_opt("wait", wait),
-            )
+            ApiCall::envelope(ApiRequest::new(
+                "cli:agent:prompt",
+                agent(rq::AgentRequest::Prompt(rq::AgentPromptParams {
+                    target: args.target.clone(),
+                    text: args.text.clone(),
+                    wait,
+                })),
+            ))
         }
-        AgentRequest::Wait(args) => ApiCall::envelope(
-            ApiRequest::new("cli:agent:wait", "agent.wait")
-                .with("target", args.target.as_str())
-                .with("until", statuses(&args.until))
-                .with_opt("timeout_ms", args.timeout),
-        ),
+        AgentRequest::Wait(args) => ApiCall::envelope(ApiRequest::new(
+            "cli:agent:wait",
+            agent(rq::AgentRequest::Wait(rq::AgentWaitParams {
+                target: args.target.clone(),
+                until: Some(statuses(&args.until)),
+                timeout_ms: args.timeout,
+            })),
+        )),
     };
     Ok(call)
 }

@@ -7,6 +7,9 @@ use clap::{Args, Subcommand};
 use serde_json::Value;
 
 use crate::output::{EXIT_ERROR, Rendered};
+use herdr_protocol::api::Request;
+use herdr_protocol::api::requests::{EmptyParams, SessionRequest};
+
 use crate::request::{ApiCall, ApiRequest};
 
 /// The bundled schema document, byte for byte.
@@ -31,7 +34,10 @@ pub struct SchemaArgs {
 }
 
 pub fn snapshot_call() -> ApiCall {
-    ApiCall::envelope(ApiRequest::new("cli:api:snapshot", "session.snapshot"))
+    ApiCall::envelope(ApiRequest::new(
+        "cli:api:snapshot",
+        Request::Session(SessionRequest::Snapshot(EmptyParams {})),
+    ))
 }
 
 /// The short human summary: protocol, schema version and the schema names.

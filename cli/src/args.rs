@@ -4,6 +4,8 @@
 //!
 //! Usage errors are clap's: text on stderr, exit code 2. `--help` prints to stdout, exit 0.
 
+use herdr_protocol::api as protocol;
+
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::{
@@ -82,12 +84,13 @@ pub enum Direction {
 }
 
 impl Direction {
-    pub fn wire(self) -> &'static str {
+    /// The protocol's value.
+    pub fn wire(self) -> protocol::PaneDirection {
         match self {
-            Direction::Left => "left",
-            Direction::Right => "right",
-            Direction::Up => "up",
-            Direction::Down => "down",
+            Direction::Left => protocol::PaneDirection::Left,
+            Direction::Right => protocol::PaneDirection::Right,
+            Direction::Up => protocol::PaneDirection::Up,
+            Direction::Down => protocol::PaneDirection::Down,
         }
     }
 }
@@ -100,10 +103,11 @@ pub enum SplitDirection {
 }
 
 impl SplitDirection {
-    pub fn wire(self) -> &'static str {
+    /// The protocol's value.
+    pub fn wire(self) -> protocol::SplitDirection {
         match self {
-            SplitDirection::Right => "right",
-            SplitDirection::Down => "down",
+            SplitDirection::Right => protocol::SplitDirection::Right,
+            SplitDirection::Down => protocol::SplitDirection::Down,
         }
     }
 }
@@ -120,12 +124,13 @@ pub enum ReadSource {
 }
 
 impl ReadSource {
-    pub fn wire(self) -> &'static str {
+    /// The protocol's value.
+    pub fn wire(self) -> protocol::ReadSource {
         match self {
-            ReadSource::Visible => "visible",
-            ReadSource::Recent => "recent",
-            ReadSource::RecentUnwrapped => "recent_unwrapped",
-            ReadSource::Detection => "detection",
+            ReadSource::Visible => protocol::ReadSource::Visible,
+            ReadSource::Recent => protocol::ReadSource::Recent,
+            ReadSource::RecentUnwrapped => protocol::ReadSource::RecentUnwrapped,
+            ReadSource::Detection => protocol::ReadSource::Detection,
         }
     }
 }
@@ -140,11 +145,12 @@ pub enum WaitSource {
 }
 
 impl WaitSource {
-    pub fn wire(self) -> &'static str {
+    /// The protocol's value.
+    pub fn wire(self) -> protocol::ReadSource {
         match self {
-            WaitSource::Visible => "visible",
-            WaitSource::Recent => "recent",
-            WaitSource::RecentUnwrapped => "recent_unwrapped",
+            WaitSource::Visible => protocol::ReadSource::Visible,
+            WaitSource::Recent => protocol::ReadSource::Recent,
+            WaitSource::RecentUnwrapped => protocol::ReadSource::RecentUnwrapped,
         }
     }
 }
@@ -156,10 +162,11 @@ pub enum ReadFormat {
 }
 
 impl ReadFormat {
-    pub fn wire(self) -> &'static str {
+    /// The protocol's value.
+    pub fn wire(self) -> protocol::ReadFormat {
         match self {
-            ReadFormat::Text => "text",
-            ReadFormat::Ansi => "ansi",
+            ReadFormat::Text => protocol::ReadFormat::Text,
+            ReadFormat::Ansi => protocol::ReadFormat::Ansi,
         }
     }
 }
@@ -175,13 +182,14 @@ pub enum AgentStatus {
 }
 
 impl AgentStatus {
-    pub fn wire(self) -> &'static str {
+    /// The protocol's value.
+    pub fn wire(self) -> protocol::AgentStatus {
         match self {
-            AgentStatus::Idle => "idle",
-            AgentStatus::Working => "working",
-            AgentStatus::Blocked => "blocked",
-            AgentStatus::Done => "done",
-            AgentStatus::Unknown => "unknown",
+            AgentStatus::Idle => protocol::AgentStatus::Idle,
+            AgentStatus::Working => protocol::AgentStatus::Working,
+            AgentStatus::Blocked => protocol::AgentStatus::Blocked,
+            AgentStatus::Done => protocol::AgentStatus::Done,
+            AgentStatus::Unknown => protocol::AgentStatus::Unknown,
         }
     }
 }
@@ -194,10 +202,11 @@ pub enum RightClick {
 }
 
 impl RightClick {
-    pub fn wire(self) -> &'static str {
+    /// The protocol's value.
+    pub fn wire(self) -> protocol::requests::RightClickTarget {
         match self {
-            RightClick::Herdr => "herdr",
-            RightClick::Pane => "pane",
+            RightClick::Herdr => protocol::requests::RightClickTarget::Herdr,
+            RightClick::Pane => protocol::requests::RightClickTarget::Pane,
         }
     }
 }

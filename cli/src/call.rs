@@ -28,7 +28,7 @@ pub fn run(target: &Target, call: &ApiCall) -> Rendered {
 /// Pings the server and checks its protocol. On refusal, the rendered error uses `id` (the id of
 /// the command the user ran). On success returns the ping's `result`.
 pub fn guard(target: &Target, id: &str) -> Result<Value, Rendered> {
-    let ping = ApiRequest::new(PING_ID, "ping");
+    let ping = ApiRequest::ping(PING_ID);
     match connect::exchange(target.api_socket(), &ping, Some(PING_TIMEOUT)) {
         Ok(pong) => protocol_check(id, &pong),
         Err(err) => Err(connect_failure(target, id, err)),

@@ -56,7 +56,7 @@ pub fn exchange(
     stream.set_read_timeout(timeout).map_err(ConnectError::Io)?;
     stream.set_write_timeout(Some(PING_TIMEOUT)).map_err(ConnectError::Io)?;
 
-    let mut line = request.to_line();
+    let mut line = request.to_line().map_err(|err| ConnectError::Io(std::io::Error::other(err)))?;
     line.push('\n');
     stream.write_all(line.as_bytes()).map_err(|err| write_error(err, timeout))?;
     stream.flush().map_err(|err| write_error(err, timeout))?;
@@ -85,6 +85,6 @@ fn write_error(err: std::io::Error, timeout: Option<Duration>) -> ConnectError {
 
 /// Whether anything answers a `ping` at `socket` right now (used by `server --detach`/`stop`).
 pub fn answers_ping(socket: &Path) -> bool {
-    let ping = ApiRequest::new("cli:ping", "ping");
+    let ping = ApiRequest::ping("cli:ping");
     matches!(exchange(socket, &ping, Some(PING_TIMEOUT)), Ok(reply) if reply.get("result").is_some())
 }

@@ -2,6 +2,11 @@
 
 use clap::{Args, Subcommand, ValueEnum};
 
+use herdr_protocol::api::Request;
+use herdr_protocol::api::requests::{
+    ClientRequest, NotificationShowParams, NotificationSound, ToastPosition,
+};
+
 use crate::request::{ApiCall, ApiRequest, UsageError};
 
 #[derive(Debug, Subcommand)]
@@ -19,12 +24,12 @@ pub enum Position {
 }
 
 impl Position {
-    fn wire(self) -> &'static str {
+    fn wire(self) -> ToastPosition {
         match self {
-            Position::TopLeft => "top-left",
-            Position::TopRight => "top-right",
-            Position::BottomLeft => "bottom-left",
-            Position::BottomRight => "bottom-right",
+            Position::TopLeft => ToastPosition::TopLeft,
+            Position::TopRight => ToastPosition::TopRight,
+            Position::BottomLeft => ToastPosition::BottomLeft,
+            Position::BottomRight => ToastPosition::BottomRight,
         }
     }
 }
@@ -37,11 +42,11 @@ pub enum Sound {
 }
 
 impl Sound {
-    fn wire(self) -> &'static str {
+    fn wire(self) -> NotificationSound {
         match self {
-            Sound::None => "none",
-            Sound::Done => "done",
-            Sound::Request => "request",
+            Sound::None => NotificationSound::None,
+            Sound::Done => NotificationSound::Done,
+            Sound::Request => NotificationSound::Request,
         }
     }
 }
@@ -60,11 +65,13 @@ pub struct ShowArgs {
 
 pub fn call(command: &NotificationCommand) -> Result<ApiCall, UsageError> {
     let NotificationCommand::Show(args) = command;
-    Ok(ApiCall::envelope(
-        ApiRequest::new("cli:notification:show", "notification.show")
-            .with("title", args.title.as_str())
-            .with_opt("body", args.body.clone())
-            .with_opt("position", args.position.map(Position::wire))
-            .with_opt("sound", args.sound.map(Sound::wire)),
-    ))
+    Ok(ApiCall::envelope(ApiRequest::new(
+        "cli:notification:show",
+        Request::Client(ClientRequest::NotificationShow(NotificationShowParams {
+            title: args.title.clone(),
+            body: args.body.clone(),
+            position: args.position.map(Position::wire),
+            sound: args.sound.map(Sound::wire),
+        })),
+    )))
 }

@@ -13,6 +13,14 @@ use crate::args::{
     Direction, ReadFormat, ReadSource, RightClick, SplitDirection, WaitSource, parse_env_assignment,
     parse_finite,
 };
+use herdr_protocol::api::Request;
+use herdr_protocol::api::requests::{
+    self, OptionalPane, OptionalWorkspace, OutputMatch, PaneCurrentParams, PaneDirectional,
+    PaneInputSetParams, PaneReadParams, PaneRenameParams, PaneRequest, PaneResizeParams, PaneSendInputParams,
+    PaneSendKeysParams, PaneSendTextParams, PaneSplitParams, PaneWaitForOutputParams, PaneZoomParams,
+    ZoomMode,
+};
+
 use crate::request::{ApiCall, ApiRequest, Caller, SILENT_ID, UsageError};
 use crate::workspace::env_map;
 
@@ -253,113 +261,146 @@ pub struct WaitOutputArgs {
     pub raw: bool,
 }
 
+fn pane(request: PaneRequest) -> Request {
+    Request::Pane(request)
+}
+
+fn target(pane_id: &str) -> requests::PaneTarget {
+    requests::PaneTarget { pane_id: pane_id.into() }
+}
+
+fn optional(pane_id: Option<String>) -> OptionalPane {
+    OptionalPane { pane_id: pane_id.map(Into::into) }
+}
+
 /// The request for one `pane` subcommand.
 pub fn call(command: &PaneCommand, caller: &Caller) -> Result<ApiCall, UsageError> {
     let envelope = ApiCall::envelope;
     let call = match command {
-        PaneCommand::List { workspace } => envelope(
-            ApiRequest::new("cli:pane:list", "pane.list").with_opt("workspace_id", workspace.clone()),
-        ),
+        PaneCommand::List { workspace } => envelope(ApiRequest::new(
+            "cli:pane:list",
+            pane(PaneRequest::List(OptionalWorkspace { workspace_id: workspace.as_deref().map(Into::into) })),
+        )),
         PaneCommand::Current(target) => {
             // Unlike other commands, `pane current` asks about the caller's pane by default.
             let caller_pane = target.pane.clone().or_else(|| caller.pane_id.clone());
-            envelope(
-                ApiRequest::new("cli:pane:current", "pane.current").with_opt("caller_pane_id", caller_pane),
-            )
+            envelope(ApiRequest::new(
+                "cli:pane:current",
+                pane(PaneRequest::Current(PaneCurrentParams { caller_pane_id: caller_pane.map(Into::into) })),
+            ))
         }
         PaneCommand::Get { pane_id } => {
-            envelope(ApiRequest::new("cli:pane:get", "pane.get").with("pane_id", pane_id.as_str()))
+            envelope(ApiRequest::new("cli:pane:get", pane(PaneRequest::Get(target(pane_id)))))
         }
-        PaneCommand::Layout(target) => envelope(
-            ApiRequest::new("cli:pane:layout", "pane.layout").with_opt("pane_id", target.resolve(caller)),
-        ),
-        PaneCommand::ProcessInfo(target) => envelope(
-            ApiRequest::new("cli:pane:process_info", "pane.process_info")
-                .with_opt("pane_id", target.resolve(caller)),
-        ),
-        PaneCommand::Neighbor(args) => {
-            envelope(directional("cli:pane:neighbor", "pane.neighbor", args, caller))
+        PaneCommand::Layout(t) => envelope(ApiRequest::new(
+            "cli:pane:layout",
+            pane(PaneRequest::Layout(optional(t.resolve(caller)))),
+        )),
+        PaneCommand::ProcessInfo(t) => envelope(ApiRequest::new(
+            "cli:pane:process_info",
+            pane(PaneRequest::ProcessInfo(optional(t.resolve(caller)))),
+        )),
+        PaneCommand::Neighbor(args) => envelope(ApiRequest::new(
+            "cli:pane:neighbor",
+            pane(PaneRequest::Neighbor(directional(args, caller))),
+        )),
+        PaneCommand::Edges(t) => {
+            envelope(ApiRequest::new("cli:pane:edges", pane(PaneRequest::Edges(optional(t.resolve(caller))))))
         }
-        PaneCommand::Edges(target) => envelope(
-            ApiRequest::new("cli:pane:edges", "pane.edges").with_opt("pane_id", target.resolve(caller)),
-        ),
-        PaneCommand::Focus(args) => {
-            envelope(directional("cli:pane:focus", "pane.focus_direction", args, caller))
-        }
-        PaneCommand::Resize(args) => envelope(
-            ApiRequest::new("cli:pane:resize", "pane.resize")
-                .with_opt("pane_id", args.target.resolve(caller))
-                .with("direction", args.direction.wire())
-                .with_opt("amount", args.amount),
-        ),
+        PaneCommand::Focus(args) => envelope(ApiRequest::new(
+            "cli:pane:focus",
+            pane(PaneRequest::FocusDirection(directional(args, caller))),
+        )),
+        PaneCommand::Resize(args) => envelope(ApiRequest::new(
+            "cli:pane:resize",
+            pane(PaneRequest::Resize(PaneResizeParams {
+                direction: args.direction.wire(),
+                amount: args.amount,
+                pane_id: args.target.resolve(caller).map(Into::into),
+            })),
+        )),
         PaneCommand::Zoom(args) => {
             let mode = if args.on {
-                "on"
+                ZoomMode::On
             } else if args.off {
-                "off"
+                ZoomMode::Off
             } else {
-                "toggle"
+                ZoomMode::Toggle
             };
-            let pane = args.target.resolve_or(&args.pane_id, caller);
-            envelope(
-                ApiRequest::new("cli:pane:zoom", "pane.zoom").with_opt("pane_id", pane).with("mode", mode),
-            )
+            let pane_id = args.target.resolve_or(&args.pane_id, caller);
+            envelope(ApiRequest::new(
+                "cli:pane:zoom",
+                pane(PaneRequest::Zoom(PaneZoomParams {
+                    pane_id: pane_id.map(Into::into),
+                    mode: Some(mode),
+                })),
+            ))
         }
         PaneCommand::Swap(args) => envelope(arrange::swap_request(args, caller)?),
         PaneCommand::Move(args) => envelope(arrange::move_request(args)?),
         PaneCommand::Rename(args) => {
             let label = (!args.clear).then(|| args.label.join(" "));
-            envelope(
-                ApiRequest::new("cli:pane:rename", "pane.rename")
-                    .with("pane_id", args.pane_id.as_str())
-                    .with_opt("label", label),
-            )
+            envelope(ApiRequest::new(
+                "cli:pane:rename",
+                pane(PaneRequest::Rename(PaneRenameParams { pane_id: args.pane_id.as_str().into(), label })),
+            ))
         }
         PaneCommand::Input(args) => {
-            let pane = args.target.resolve_or(&args.pane_id, caller).ok_or_else(|| {
+            let pane_id = args.target.resolve_or(&args.pane_id, caller).ok_or_else(|| {
                 UsageError::new(
                     "usage: herdr pane input [<PANE_ID>|--pane ID|--current] --right-click herdr|pane",
                 )
             })?;
-            envelope(
-                ApiRequest::new("cli:pane:input:set", "pane.input.set")
-                    .with("pane_id", pane)
-                    .with("right_click", args.right_click.wire()),
-            )
+            envelope(ApiRequest::new(
+                "cli:pane:input:set",
+                pane(PaneRequest::InputSet(PaneInputSetParams {
+                    pane_id: pane_id.into(),
+                    right_click: args.right_click.wire(),
+                })),
+            ))
         }
         PaneCommand::Split(args) => {
-            let pane = args.target.resolve_or(&args.pane_id, caller);
-            envelope(
-                ApiRequest::new("cli:pane:split", "pane.split")
-                    .with_opt("target_pane_id", pane)
-                    .with("direction", args.direction.wire())
-                    .with_opt("ratio", args.ratio)
-                    .with_opt("cwd", args.cwd.clone())
-                    .with("focus", args.focus && !args.no_focus)
-                    .with_opt("right_click", args.right_click.map(RightClick::wire))
-                    .with_map("env", env_map(&args.env)),
-            )
+            let pane_id = args.target.resolve_or(&args.pane_id, caller);
+            envelope(ApiRequest::new(
+                "cli:pane:split",
+                pane(PaneRequest::Split(PaneSplitParams {
+                    direction: args.direction.wire(),
+                    target_pane_id: pane_id.map(Into::into),
+                    workspace_id: None,
+                    ratio: args.ratio,
+                    cwd: args.cwd.clone(),
+                    focus: Some(args.focus && !args.no_focus),
+                    env: env_map(&args.env),
+                    right_click: args.right_click.map(RightClick::wire),
+                })),
+            ))
         }
         PaneCommand::Close { pane_id } => {
-            envelope(ApiRequest::new("cli:pane:close", "pane.close").with("pane_id", pane_id.as_str()))
+            envelope(ApiRequest::new("cli:pane:close", pane(PaneRequest::Close(target(pane_id)))))
         }
         PaneCommand::Read(args) => ApiCall::read_text(read_request(args)),
-        PaneCommand::SendText(input) => ApiCall::silent(
-            ApiRequest::new(SILENT_ID, "pane.send_text")
-                .with("pane_id", input.pane_id.as_str())
-                .with("text", input.words.join(" ")),
-        ),
-        PaneCommand::SendKeys(input) => ApiCall::silent(
-            ApiRequest::new(SILENT_ID, "pane.send_keys")
-                .with("pane_id", input.pane_id.as_str())
-                .with("keys", input.words.clone()),
-        ),
-        PaneCommand::Run(input) => ApiCall::silent(
-            ApiRequest::new(SILENT_ID, "pane.send_input")
-                .with("pane_id", input.pane_id.as_str())
-                .with("text", input.words.join(" "))
-                .with("keys", vec!["Enter"]),
-        ),
+        PaneCommand::SendText(input) => ApiCall::silent(ApiRequest::new(
+            SILENT_ID,
+            pane(PaneRequest::SendText(PaneSendTextParams {
+                pane_id: input.pane_id.as_str().into(),
+                text: input.words.join(" "),
+            })),
+        )),
+        PaneCommand::SendKeys(input) => ApiCall::silent(ApiRequest::new(
+            SILENT_ID,
+            pane(PaneRequest::SendKeys(PaneSendKeysParams {
+                pane_id: input.pane_id.as_str().into(),
+                keys: input.words.clone(),
+            })),
+        )),
+        PaneCommand::Run(input) => ApiCall::silent(ApiRequest::new(
+            SILENT_ID,
+            pane(PaneRequest::SendInput(PaneSendInputParams {
+                pane_id: input.pane_id.as_str().into(),
+                text: Some(input.words.join(" ")),
+                keys: vec!["Enter".to_owned()],
+            })),
+        )),
         PaneCommand::WaitOutput(args) => envelope(wait_output_request(args)?),
         PaneCommand::ReportAgent(args) => ApiCall::silent(args.request()?),
         PaneCommand::ReportAgentSession(args) => ApiCall::silent(args.request()?),
@@ -369,10 +410,8 @@ pub fn call(command: &PaneCommand, caller: &Caller) -> Result<ApiCall, UsageErro
     Ok(call)
 }
 
-fn directional(id: &'static str, method: &'static str, args: &DirectionArgs, caller: &Caller) -> ApiRequest {
-    ApiRequest::new(id, method)
-        .with_opt("pane_id", args.target.resolve(caller))
-        .with("direction", args.direction.wire())
+fn directional(args: &DirectionArgs, caller: &Caller) -> PaneDirectional {
+    PaneDirectional { direction: args.direction.wire(), pane_id: args.target.resolve(caller).map(Into::into) }
 }
 
 fn read_request(args: &ReadArgs) -> ApiRequest {
@@ -385,26 +424,34 @@ fn read_request(args: &ReadArgs) -> ApiRequest {
         format = ReadFormat::Ansi;
         strip_ansi = false;
     }
-    ApiRequest::new("cli:pane:read", "pane.read")
-        .with("pane_id", args.pane_id.as_str())
-        .with("source", args.source.unwrap_or(ReadSource::Recent).wire())
-        .with_opt("lines", args.lines)
-        .with("format", format.wire())
-        .with("strip_ansi", strip_ansi)
+    ApiRequest::new(
+        "cli:pane:read",
+        pane(PaneRequest::Read(PaneReadParams {
+            pane_id: args.pane_id.as_str().into(),
+            source: args.source.unwrap_or(ReadSource::Recent).wire(),
+            lines: args.lines,
+            format: Some(format.wire()),
+            strip_ansi: Some(strip_ansi),
+        })),
+    )
 }
 
 fn wait_output_request(args: &WaitOutputArgs) -> Result<ApiRequest, UsageError> {
     let matcher = match (&args.text, &args.regex) {
-        (None, Some(regex)) => serde_json::json!({"type": "regex", "value": regex}),
-        (Some(text), None) => serde_json::json!({"type": "substring", "value": text}),
+        (None, Some(regex)) => OutputMatch::Regex(regex.clone()),
+        (Some(text), None) => OutputMatch::Substring(text.clone()),
         (Some(_), Some(_)) => return Err(UsageError::new("--match and --regex are mutually exclusive")),
         (None, None) => return Err(UsageError::new("missing required --match or --regex")),
     };
-    Ok(ApiRequest::new("cli:pane:wait-output", "pane.wait_for_output")
-        .with("pane_id", args.pane_id.as_str())
-        .with("source", args.source.unwrap_or(WaitSource::Recent).wire())
-        .with_opt("lines", args.lines)
-        .with("match", matcher)
-        .with_opt("timeout_ms", args.timeout)
-        .with("strip_ansi", !args.raw))
+    Ok(ApiRequest::new(
+        "cli:pane:wait-output",
+        pane(PaneRequest::WaitForOutput(PaneWaitForOutputParams {
+            pane_id: args.pane_id.as_str().into(),
+            source: args.source.unwrap_or(WaitSource::Recent).wire(),
+            lines: args.lines,
+            matcher,
+            timeout_ms: args.timeout,
+            strip_ansi: Some(!args.raw),
+        })),
+    ))
 }

@@ -4,99 +4,59 @@
 
 use std::path::PathBuf;
 
-use serde_json::{Map, Value};
+use herdr_protocol::api::requests::{AgentRequest, EmptyParams, EventsRequest, PaneRequest, ServerRequest};
+use herdr_protocol::api::{Request, RequestEnvelope};
+use serde_json::Value;
 
-/// A request envelope `{"id", "method", "params"}`. `params` is always present (the server
-/// rejects a request without it), and optional fields are left out rather than sent as null.
+/// A request envelope `{"id", "method", "params"}` built from the protocol's typed request.
+/// `params` is always present (the server rejects a request without it), and optional fields
+/// are left out rather than sent as null (the protocol types skip them).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiRequest {
     pub id: &'static str,
-    pub method: &'static str,
-    pub params: Map<String, Value>,
+    pub request: Request,
 }
 
 impl ApiRequest {
-    pub fn new(id: &'static str, method: &'static str) -> Self {
-        ApiRequest { id, method, params: Map::new() }
+    pub fn new(id: &'static str, request: Request) -> Self {
+        ApiRequest { id, request }
     }
 
-    /// Sets a parameter.
-    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
-        self.params = Fields(self.params).with(key, value).0;
-        self
+    /// `ping`, as the protocol guard and `herdr status` send it.
+    pub fn ping(id: &'static str) -> Self {
+        ApiRequest::new(id, Request::Server(ServerRequest::Ping(EmptyParams {})))
     }
 
-    /// Sets a parameter only when it has a value.
-    pub fn with_opt<V: Into<Value>>(mut self, key: &str, value: Option<V>) -> Self {
-        self.params = Fields(self.params).with_opt(key, value).0;
-        self
+    pub fn method(&self) -> &'static str {
+        self.request.method()
     }
 
-    /// Sets a boolean parameter only when it is true (the server default is false).
-    pub fn with_flag(mut self, key: &str, on: bool) -> Self {
-        self.params = Fields(self.params).with_flag(key, on).0;
-        self
+    /// The envelope as JSON.
+    pub fn to_json(&self) -> Result<Value, serde_json::Error> {
+        RequestEnvelope::new(self.id, self.request.clone()).to_value()
     }
 
-    /// Sets an object parameter only when it has entries.
-    pub fn with_map(mut self, key: &str, map: Map<String, Value>) -> Self {
-        self.params = Fields(self.params).with_map(key, map).0;
-        self
-    }
-
+    /// The envelope, for tests that pin it.
+    #[cfg(test)]
     pub fn to_value(&self) -> Value {
-        let mut envelope = Map::new();
-        envelope.insert("id".into(), Value::from(self.id));
-        envelope.insert("method".into(), Value::from(self.method));
-        envelope.insert("params".into(), Value::Object(self.params.clone()));
-        Value::Object(envelope)
+        self.to_json().expect("protocol requests serialize (string map keys only)")
     }
 
     /// The NDJSON line to write (without the trailing newline).
-    pub fn to_line(&self) -> String {
-        self.to_value().to_string()
+    pub fn to_line(&self) -> Result<String, serde_json::Error> {
+        self.to_json().map(|value| value.to_string())
     }
 
     /// Whether the server may hold the connection open until something happens, so the CLI must
     /// not time out its read.
     pub fn waits(&self) -> bool {
-        matches!(self.method, "agent.wait" | "pane.wait_for_output" | "events.wait")
-            || (self.method == "agent.prompt" && self.params.contains_key("wait"))
-    }
-}
-
-/// A JSON object built field by field, leaving out absent optional values (request params and
-/// nested parameter objects such as a `pane.move` destination).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Fields(pub Map<String, Value>);
-
-impl Fields {
-    pub fn new() -> Self {
-        Fields(Map::new())
-    }
-
-    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
-        self.0.insert(key.to_owned(), value.into());
-        self
-    }
-
-    pub fn with_opt<V: Into<Value>>(self, key: &str, value: Option<V>) -> Self {
-        match value {
-            Some(value) => self.with(key, value),
-            None => self,
+        match &self.request {
+            Request::Agent(AgentRequest::Wait(_))
+            | Request::Pane(PaneRequest::WaitForOutput(_))
+            | Request::Events(EventsRequest::Wait(_)) => true,
+            Request::Agent(AgentRequest::Prompt(p)) => p.wait.is_some(),
+            _ => false,
         }
-    }
-
-    pub fn with_flag(self, key: &str, on: bool) -> Self {
-        if on { self.with(key, true) } else { self }
-    }
-
-    pub fn with_map(self, key: &str, map: Map<String, Value>) -> Self {
-        if map.is_empty() { self } else { self.with(key, Value::Object(map)) }
-    }
-
-    pub fn into_value(self) -> Value {
-        Value::Object(self.0)
     }
 }
 

@@ -14,6 +14,9 @@ use serde_json::Value;
 
 use crate::connect::{self, ConnectError};
 use crate::output::{self, EXIT_ERROR, Rendered};
+use herdr_protocol::api::Request;
+use herdr_protocol::api::requests::{EmptyParams, ServerLiveHandoffParams, ServerRequest};
+
 use crate::request::{ApiCall, ApiRequest, Reply};
 use crate::target::Target;
 
@@ -83,12 +86,14 @@ pub fn live_handoff_call(
     // An absolute path: the server resolves it, from its own working directory.
     let exe =
         import_exe.map(|p| std::path::absolute(p).unwrap_or_else(|_| p.to_owned()).display().to_string());
-    ApiCall::silent(
-        ApiRequest::new("cli:server:live-handoff", "server.live_handoff")
-            .with_opt("import_exe", exe)
-            .with_opt("expected_protocol", expected_protocol)
-            .with_opt("expected_version", expected_version.map(str::to_owned)),
-    )
+    ApiCall::silent(ApiRequest::new(
+        "cli:server:live-handoff",
+        Request::Server(ServerRequest::LiveHandoff(ServerLiveHandoffParams {
+            import_exe: exe,
+            expected_protocol,
+            expected_version: expected_version.map(str::to_owned),
+        })),
+    ))
 }
 
 /// `herdr server --handoff-import <socket> <token>`: the importer a live handoff starts.
@@ -103,16 +108,25 @@ pub fn run_import(target: &Target, no_session: bool, socket: &Path, token: &str)
 }
 
 pub fn reload_config_call() -> ApiCall {
-    ApiCall::envelope(ApiRequest::new("cli:server:reload-config", "server.reload_config"))
+    ApiCall::envelope(ApiRequest::new(
+        "cli:server:reload-config",
+        Request::Server(ServerRequest::ReloadConfig(EmptyParams {})),
+    ))
 }
 
 pub fn agent_manifests_call(json: bool) -> ApiCall {
-    let request = ApiRequest::new("cli:server:agent-manifests", "server.agent_manifests");
+    let request = ApiRequest::new(
+        "cli:server:agent-manifests",
+        Request::Server(ServerRequest::AgentManifests(EmptyParams {})),
+    );
     if json { ApiCall::envelope(request) } else { ApiCall { request, reply: Reply::ManifestStatus } }
 }
 
 pub fn reload_agent_manifests_call() -> ApiCall {
-    ApiCall::envelope(ApiRequest::new("cli:server:reload-agent-manifests", "server.reload_agent_manifests"))
+    ApiCall::envelope(ApiRequest::new(
+        "cli:server:reload-agent-manifests",
+        Request::Server(ServerRequest::ReloadAgentManifests(EmptyParams {})),
+    ))
 }
 
 /// The text form of `server agent-manifests`: when manifests were last checked, then one line
@@ -311,7 +325,7 @@ impl StopFailure {
 /// Sends `server.stop` (without the protocol guard, so an incompatible server can still be
 /// stopped) and waits until both sockets stop accepting connections.
 pub fn stop_server(api_socket: &Path, client_socket: &Path) -> Result<(), StopFailure> {
-    let request = ApiRequest::new(STOP_ID, "server.stop");
+    let request = ApiRequest::new(STOP_ID, Request::Server(ServerRequest::Stop(EmptyParams {})));
     match connect::exchange(api_socket, &request, Some(STOP_TIMEOUT)) {
         Ok(reply) if reply.get("error").is_some() => return Err(StopFailure::Refused(reply)),
         Ok(_) => {}

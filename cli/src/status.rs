@@ -297,7 +297,7 @@ pub fn full_json(report: &Report) -> Value {
 
 /// Pings the target without the protocol guard (status must describe any server).
 fn probe(target: &Target) -> Result<ServerState, String> {
-    let ping = ApiRequest::new("cli:status", "ping");
+    let ping = ApiRequest::ping("cli:status");
     match connect::exchange(target.api_socket(), &ping, Some(PING_TIMEOUT)) {
         Ok(reply) => Ok(ServerState::Running(reply.get("result").cloned().unwrap_or_else(|| json!({})))),
         Err(ConnectError::NotRunning) => Ok(ServerState::NotRunning),

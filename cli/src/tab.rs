@@ -3,6 +3,11 @@
 
 use clap::{Args, Subcommand};
 
+use herdr_protocol::api::Request;
+use herdr_protocol::api::requests::{
+    OptionalWorkspace, TabCreateParams, TabRenameParams, TabRequest, TabTarget,
+};
+
 use crate::request::{ApiCall, ApiRequest, UsageError};
 use crate::workspace::LaunchArgs;
 
@@ -48,27 +53,45 @@ pub struct CreateArgs {
     pub launch: LaunchArgs,
 }
 
+fn tab(request: TabRequest) -> Request {
+    Request::Tab(request)
+}
+
+fn target(tab_id: &str) -> TabTarget {
+    TabTarget { tab_id: tab_id.into() }
+}
+
 pub fn call(command: &TabCommand) -> Result<ApiCall, UsageError> {
     let call = match command {
-        TabCommand::List { workspace } => ApiCall::envelope(
-            ApiRequest::new("cli:tab:list", "tab.list").with_opt("workspace_id", workspace.clone()),
-        ),
-        TabCommand::Create(args) => ApiCall::envelope(args.launch.apply(
-            ApiRequest::new("cli:tab:create", "tab.create").with_opt("workspace_id", args.workspace.clone()),
+        TabCommand::List { workspace } => ApiCall::envelope(ApiRequest::new(
+            "cli:tab:list",
+            tab(TabRequest::List(OptionalWorkspace { workspace_id: workspace.as_deref().map(Into::into) })),
+        )),
+        TabCommand::Create(args) => ApiCall::envelope(ApiRequest::new(
+            "cli:tab:create",
+            tab(TabRequest::Create(TabCreateParams {
+                workspace_id: args.workspace.as_deref().map(Into::into),
+                cwd: args.launch.cwd.clone(),
+                focus: args.launch.focus(),
+                label: args.launch.label.clone(),
+                env: args.launch.env(),
+            })),
         )),
         TabCommand::Get { tab_id } => {
-            ApiCall::envelope(ApiRequest::new("cli:tab:get", "tab.get").with("tab_id", tab_id.as_str()))
+            ApiCall::envelope(ApiRequest::new("cli:tab:get", tab(TabRequest::Get(target(tab_id)))))
         }
         TabCommand::Focus { tab_id } => {
-            ApiCall::envelope(ApiRequest::new("cli:tab:focus", "tab.focus").with("tab_id", tab_id.as_str()))
+            ApiCall::envelope(ApiRequest::new("cli:tab:focus", tab(TabRequest::Focus(target(tab_id)))))
         }
-        TabCommand::Rename { tab_id, label } => ApiCall::envelope(
-            ApiRequest::new("cli:tab:rename", "tab.rename")
-                .with("tab_id", tab_id.as_str())
-                .with("label", label.join(" ")),
-        ),
+        TabCommand::Rename { tab_id, label } => ApiCall::envelope(ApiRequest::new(
+            "cli:tab:rename",
+            tab(TabRequest::Rename(TabRenameParams {
+                tab_id: tab_id.as_str().into(),
+                label: label.join(" "),
+            })),
+        )),
         TabCommand::Close { tab_id } => {
-            ApiCall::envelope(ApiRequest::new("cli:tab:close", "tab.close").with("tab_id", tab_id.as_str()))
+            ApiCall::envelope(ApiRequest::new("cli:tab:close", tab(TabRequest::Close(target(tab_id)))))
         }
     };
     Ok(call)

@@ -4,6 +4,9 @@
 
 use clap::Subcommand;
 
+use herdr_protocol::api::Request;
+use herdr_protocol::api::requests::{ClientRequest, ClientWindowTitleSetParams, EmptyParams};
+
 use crate::request::{ApiCall, ApiRequest, UsageError};
 
 #[derive(Debug, Subcommand)]
@@ -27,10 +30,16 @@ pub enum TitleCommand {
 pub fn call(command: &TerminalCommand) -> Result<ApiCall, UsageError> {
     let TerminalCommand::Title(title) = command;
     let request = match title {
-        TitleCommand::Set { title } => {
-            ApiRequest::new("cli:terminal:title:set", "client.window_title.set").with("title", title.as_str())
-        }
-        TitleCommand::Clear => ApiRequest::new("cli:terminal:title:clear", "client.window_title.clear"),
+        TitleCommand::Set { title } => ApiRequest::new(
+            "cli:terminal:title:set",
+            Request::Client(ClientRequest::WindowTitleSet(ClientWindowTitleSetParams {
+                title: title.clone(),
+            })),
+        ),
+        TitleCommand::Clear => ApiRequest::new(
+            "cli:terminal:title:clear",
+            Request::Client(ClientRequest::WindowTitleClear(EmptyParams {})),
+        ),
     };
     Ok(ApiCall::envelope(request))
 }

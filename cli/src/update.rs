@@ -153,7 +153,7 @@ enum Pinged {
 }
 
 fn ping(socket: &Path) -> Pinged {
-    let request = ApiRequest::new("cli:update:ping", "ping");
+    let request = ApiRequest::ping("cli:update:ping");
     match connect::exchange(socket, &request, Some(PING_TIMEOUT)) {
         Ok(reply) => match reply.get("result") {
             Some(result) => Pinged::Pong(result.clone()),

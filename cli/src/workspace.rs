@@ -1,7 +1,13 @@
 //! `herdr workspace …`: grammar and the `workspace.*` request each subcommand sends.
 
 use clap::{ArgAction, Args, Subcommand};
-use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+use herdr_protocol::api::Request;
+use herdr_protocol::api::requests::{
+    EmptyParams, WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceRenameParams,
+    WorkspaceReportMetadataParams, WorkspaceRequest, WorkspaceTarget,
+};
 
 use crate::args::{parse_env_assignment, parse_token_assignment};
 use crate::request::{ApiCall, ApiRequest, SILENT_ID, UsageError};
@@ -62,18 +68,18 @@ pub struct LaunchArgs {
 }
 
 impl LaunchArgs {
-    /// Adds `cwd`, `focus`, `label`, `env` to a create request.
-    pub fn apply(&self, request: ApiRequest) -> ApiRequest {
-        request
-            .with_opt("cwd", self.cwd.clone())
-            .with("focus", self.focus && !self.no_focus)
-            .with_opt("label", self.label.clone())
-            .with_map("env", env_map(&self.env))
+    /// `focus` is always sent, false unless `--focus` (the last of `--focus`/`--no-focus` wins).
+    pub fn focus(&self) -> Option<bool> {
+        Some(self.focus && !self.no_focus)
+    }
+
+    pub fn env(&self) -> BTreeMap<String, String> {
+        env_map(&self.env)
     }
 }
 
-pub fn env_map(pairs: &[(String, String)]) -> Map<String, Value> {
-    pairs.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect()
+pub fn env_map(pairs: &[(String, String)]) -> BTreeMap<String, String> {
+    pairs.iter().cloned().collect()
 }
 
 #[derive(Debug, Args)]
@@ -102,11 +108,11 @@ pub struct ReportMetadataArgs {
 }
 
 /// `tokens` for a metadata report: set values, then clears (`null`).
-pub fn token_map(set: &[(String, String)], clear: &[String]) -> Map<String, Value> {
-    let mut tokens: Map<String, Value> =
-        set.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect();
+pub fn token_map(set: &[(String, String)], clear: &[String]) -> BTreeMap<String, Option<String>> {
+    let mut tokens: BTreeMap<String, Option<String>> =
+        set.iter().map(|(k, v)| (k.clone(), Some(v.clone()))).collect();
     for key in clear {
-        tokens.insert(key.clone(), Value::Null);
+        tokens.insert(key.clone(), None);
     }
     tokens
 }
@@ -120,43 +126,66 @@ pub fn source_id(raw: &str) -> Result<String, UsageError> {
     Ok(source.to_owned())
 }
 
+fn workspace(request: WorkspaceRequest) -> Request {
+    Request::Workspace(request)
+}
+
 pub fn call(command: &WorkspaceCommand) -> Result<ApiCall, UsageError> {
     let call = match command {
-        WorkspaceCommand::List => ApiCall::envelope(ApiRequest::new("cli:workspace:list", "workspace.list")),
-        WorkspaceCommand::Create(args) => {
-            ApiCall::envelope(args.launch.apply(ApiRequest::new("cli:workspace:create", "workspace.create")))
-        }
-        WorkspaceCommand::Get { workspace_id } => ApiCall::envelope(
-            ApiRequest::new("cli:workspace:get", "workspace.get").with("workspace_id", workspace_id.as_str()),
-        ),
-        WorkspaceCommand::Focus { workspace_id } => ApiCall::envelope(
-            ApiRequest::new("cli:workspace:focus", "workspace.focus")
-                .with("workspace_id", workspace_id.as_str()),
-        ),
-        WorkspaceCommand::Rename { workspace_id, label } => ApiCall::envelope(
-            ApiRequest::new("cli:workspace:rename", "workspace.rename")
-                .with("workspace_id", workspace_id.as_str())
-                .with("label", label.join(" ")),
-        ),
+        WorkspaceCommand::List => ApiCall::envelope(ApiRequest::new(
+            "cli:workspace:list",
+            workspace(WorkspaceRequest::List(EmptyParams {})),
+        )),
+        WorkspaceCommand::Create(args) => ApiCall::envelope(ApiRequest::new(
+            "cli:workspace:create",
+            workspace(WorkspaceRequest::Create(WorkspaceCreateParams {
+                cwd: args.launch.cwd.clone(),
+                focus: args.launch.focus(),
+                label: args.launch.label.clone(),
+                env: args.launch.env(),
+                source_workspace_id: None,
+            })),
+        )),
+        WorkspaceCommand::Get { workspace_id } => ApiCall::envelope(ApiRequest::new(
+            "cli:workspace:get",
+            workspace(WorkspaceRequest::Get(WorkspaceTarget { workspace_id: workspace_id.as_str().into() })),
+        )),
+        WorkspaceCommand::Focus { workspace_id } => ApiCall::envelope(ApiRequest::new(
+            "cli:workspace:focus",
+            workspace(WorkspaceRequest::Focus(WorkspaceTarget {
+                workspace_id: workspace_id.as_str().into(),
+            })),
+        )),
+        WorkspaceCommand::Rename { workspace_id, label } => ApiCall::envelope(ApiRequest::new(
+            "cli:workspace:rename",
+            workspace(WorkspaceRequest::Rename(WorkspaceRenameParams {
+                workspace_id: workspace_id.as_str().into(),
+                label: label.join(" "),
+            })),
+        )),
         WorkspaceCommand::ReportMetadata(args) => {
             let tokens = token_map(&args.token, &args.clear_token);
             if tokens.is_empty() {
                 return Err(UsageError::new("missing token to set or clear"));
             }
-            ApiCall::silent(
-                ApiRequest::new(SILENT_ID, "workspace.report_metadata")
-                    .with("workspace_id", args.workspace_id.as_str())
-                    .with("source", source_id(&args.source)?)
-                    .with("tokens", Value::Object(tokens))
-                    .with_opt("seq", args.seq)
-                    .with_opt("ttl_ms", args.ttl_ms),
-            )
+            ApiCall::silent(ApiRequest::new(
+                SILENT_ID,
+                workspace(WorkspaceRequest::ReportMetadata(WorkspaceReportMetadataParams {
+                    workspace_id: args.workspace_id.as_str().into(),
+                    source: source_id(&args.source)?,
+                    tokens,
+                    seq: args.seq,
+                    ttl_ms: args.ttl_ms,
+                })),
+            ))
         }
-        WorkspaceCommand::Close { workspace_id, group } => ApiCall::envelope(
-            ApiRequest::new("cli:workspace:close", "workspace.close")
-                .with("workspace_id", workspace_id.as_str())
-                .with_flag("close_group", *group),
-        ),
+        WorkspaceCommand::Close { workspace_id, group } => ApiCall::envelope(ApiRequest::new(
+            "cli:workspace:close",
+            workspace(WorkspaceRequest::Close(WorkspaceCloseParams {
+                workspace_id: workspace_id.as_str().into(),
+                close_group: group.then_some(true),
+            })),
+        )),
     };
     Ok(call)
 }

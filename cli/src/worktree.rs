@@ -6,6 +6,11 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 
+use herdr_protocol::api::requests::{
+    WorktreeCreateParams, WorktreeListParams, WorktreeOpenParams, WorktreeRemoveParams, WorktreeRequest,
+};
+use herdr_protocol::api::{Request, WorkspaceId};
+
 use crate::request::{ApiCall, ApiRequest, Caller, UsageError};
 
 #[derive(Debug, Subcommand)]
@@ -93,13 +98,21 @@ pub fn absolute_path(raw: &str, cwd: Option<&Path>, home: Option<&Path>) -> Resu
     Ok(cwd.join(expanded).display().to_string())
 }
 
+/// `workspace_id`, `cwd` (made absolute) and `trust_repository` (sent only when set).
+struct Source {
+    workspace_id: Option<WorkspaceId>,
+    cwd: Option<String>,
+    trust_repository: Option<bool>,
+}
+
 impl SourceArgs {
-    fn apply(&self, request: ApiRequest, caller: &Caller) -> Result<ApiRequest, UsageError> {
+    fn resolve(&self, caller: &Caller) -> Result<Source, UsageError> {
         let cwd = self.cwd.as_deref().map(|raw| caller.absolute(raw)).transpose()?;
-        Ok(request
-            .with_opt("workspace_id", self.workspace.clone())
-            .with_opt("cwd", cwd)
-            .with_flag("trust_repository", self.trust_repository))
+        Ok(Source {
+            workspace_id: self.workspace.as_deref().map(Into::into),
+            cwd,
+            trust_repository: self.trust_repository.then_some(true),
+        })
     }
 }
 
@@ -112,33 +125,57 @@ impl Caller {
 pub fn call(command: &WorktreeCommand, caller: &Caller) -> Result<ApiCall, UsageError> {
     let request = match command {
         WorktreeCommand::List(source) => {
-            source.apply(ApiRequest::new("cli:worktree:list", "worktree.list"), caller)?
+            let Source { workspace_id, cwd, trust_repository } = source.resolve(caller)?;
+            ApiRequest::new(
+                "cli:worktree:list",
+                Request::Worktree(WorktreeRequest::List(WorktreeListParams {
+                    workspace_id,
+                    cwd,
+                    trust_repository,
+                })),
+            )
         }
         WorktreeCommand::Create(args) => {
             let path = args.path.as_deref().map(|raw| caller.absolute(raw)).transpose()?;
-            args.source
-                .apply(ApiRequest::new("cli:worktree:create", "worktree.create"), caller)?
-                .with_opt("branch", args.branch.clone())
-                .with_opt("base", args.base.clone())
-                .with_opt("path", path)
-                .with_opt("label", args.label.clone())
-                .with("focus", args.focus && !args.no_focus)
+            let Source { workspace_id, cwd, trust_repository } = args.source.resolve(caller)?;
+            ApiRequest::new(
+                "cli:worktree:create",
+                Request::Worktree(WorktreeRequest::Create(WorktreeCreateParams {
+                    workspace_id,
+                    cwd,
+                    branch: args.branch.clone(),
+                    base: args.base.clone(),
+                    path,
+                    label: args.label.clone(),
+                    focus: Some(args.focus && !args.no_focus),
+                    trust_repository,
+                })),
+            )
         }
         WorktreeCommand::Open(args) => {
             let path = args.path.as_deref().map(|raw| caller.absolute(raw)).transpose()?;
-            args.source
-                .apply(ApiRequest::new("cli:worktree:open", "worktree.open"), caller)?
-                .with_opt("path", path)
-                .with_opt("branch", args.branch.clone())
-                .with_opt("label", args.label.clone())
-                .with("focus", args.focus && !args.no_focus)
+            let Source { workspace_id, cwd, trust_repository } = args.source.resolve(caller)?;
+            ApiRequest::new(
+                "cli:worktree:open",
+                Request::Worktree(WorktreeRequest::Open(WorktreeOpenParams {
+                    workspace_id,
+                    cwd,
+                    branch: args.branch.clone(),
+                    path,
+                    label: args.label.clone(),
+                    focus: Some(args.focus && !args.no_focus),
+                    trust_repository,
+                })),
+            )
         }
-        WorktreeCommand::Remove { workspace, force, trust_repository } => {
-            ApiRequest::new("cli:worktree:remove", "worktree.remove")
-                .with("workspace_id", workspace.as_str())
-                .with("force", *force)
-                .with_flag("trust_repository", *trust_repository)
-        }
+        WorktreeCommand::Remove { workspace, force, trust_repository } => ApiRequest::new(
+            "cli:worktree:remove",
+            Request::Worktree(WorktreeRequest::Remove(WorktreeRemoveParams {
+                workspace_id: workspace.as_str().into(),
+                force: Some(*force),
+                trust_repository: trust_repository.then_some(true),
+            })),
+        ),
     };
     Ok(ApiCall::envelope(request))
 }

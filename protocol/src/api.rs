@@ -1,5 +1,5 @@
-//! Public API (protocol 22): the records, results, errors and events that travel over `herdr.sock`
-//! as JSON. Shapes follow `schema/herdr-api-p22.schema.json` (the oracle): field names, which
+//! Public API (protocol 22): the requests, records, results, errors and events that travel over
+//! `herdr.sock` as JSON. Shapes follow `schema/herdr-api-p22.schema.json` (the oracle): field names, which
 //! fields are optional (omitted when absent), and field order (the reference's order, with the
 //! result/event `type` tag first).
 //!
@@ -8,12 +8,15 @@
 
 mod error;
 mod events;
+mod ids;
 mod integrations;
 mod records;
+pub mod requests;
 mod results;
 
-pub use error::ApiError;
+pub use error::{ApiError, ErrorCode};
 pub use events::Event;
+pub use ids::{PaneId, TabId, WorkspaceId, WorkspaceRef, decimal, decode_number, encode_number};
 pub use integrations::{IntegrationDetails, IntegrationInfo, IntegrationState, IntegrationTarget};
 pub use records::{
     AgentInfo, AgentManifestInfo, AgentSessionInfo, AgentSessionRefKind, AgentStatus, LayoutDescription,
@@ -21,6 +24,7 @@ pub use records::{
     PaneProcessInfo, PaneProcessInfoProcess, PaneReadResult, PaneScrollInfo, ReadFormat, ReadSource,
     SessionSnapshot, SplitDirection, TabInfo, WorkspaceInfo, WorkspaceWorktreeInfo,
 };
+pub use requests::{METHODS, Request, RequestEnvelope, RequestError};
 pub use results::{
     ApiResult, PaneEdgesResult, PaneFocusDirectionReason, PaneFocusDirectionResult, PaneMoveReason,
     PaneMoveResult, PaneNeighborResult, PaneResizeReason, PaneResizeResult, PaneSwapReason, PaneSwapResult,
@@ -28,5 +32,7 @@ pub use results::{
 };
 pub use results::{ConfigReloadStatus, NotificationShowReason};
 
+#[cfg(test)]
+mod golden_results;
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,8 @@ use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
-use herdr_protocol::api::{ApiError, ApiResult};
+use herdr_protocol::api::requests::{PaneRequest, TabRequest, WorkspaceRequest};
+use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, Request};
 use herdr_protocol::ipc::{WorkerEvent, WorkerIdentity, WorkerRequest};
 use tokio::sync::{oneshot, watch};
 
@@ -155,14 +156,11 @@ impl Shared {
         *self.shutdown.borrow()
     }
 
-    /// Runs a session-model method; `None` when `method` is not one. Panes it creates are
+    /// Runs a session-model request; `None` when `request` is not one. Panes it creates are
     /// started before the answer, so a caller can use them at once.
-    pub async fn session_call(
-        &self,
-        method: &str,
-        params: serde_json::Value,
-    ) -> Option<Result<ApiResult, Failure>> {
-        let outcome = self.session().handle(method, params)?;
+    pub async fn session_call(&self, request: Request) -> Option<Result<ApiResult, Failure>> {
+        let failure_code = spawn_failure_code(&request);
+        let outcome = self.session().handle(request)?;
         Some(match outcome {
             Err(HandleError::BadParams(msg)) => Err(Failure::BadRequest(msg)),
             Err(HandleError::Api(e)) => Err(Failure::Api(e)),
@@ -170,7 +168,7 @@ impl Shared {
                 let started = self.apply(effects);
                 match wait_started(started).await {
                     Ok(()) => Ok(result),
-                    Err(msg) => Err(Failure::Api(ApiError::new(spawn_failure_code(method), msg))),
+                    Err(msg) => Err(Failure::Api(ApiError::new(failure_code, msg))),
                 }
             }
         })
@@ -256,12 +254,12 @@ async fn wait_started(started: Launched) -> Result<(), String> {
     Ok(())
 }
 
-fn spawn_failure_code(method: &str) -> &'static str {
-    match method {
-        "workspace.create" => "workspace_create_failed",
-        "tab.create" => "tab_create_failed",
-        "pane.split" => "pane_split_failed",
-        _ => "internal_error",
+fn spawn_failure_code(request: &Request) -> ErrorCode {
+    match request {
+        Request::Workspace(WorkspaceRequest::Create(_)) => ErrorCode::WorkspaceCreateFailed,
+        Request::Tab(TabRequest::Create(_)) => ErrorCode::TabCreateFailed,
+        Request::Pane(PaneRequest::Split(_)) => ErrorCode::PaneSplitFailed,
+        _ => ErrorCode::InternalError,
     }
 }
 

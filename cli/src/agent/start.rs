@@ -17,6 +17,11 @@ use serde_json::{Value, json};
 
 use crate::connect::{self, ConnectError, REPLY_TIMEOUT};
 use crate::output::{self, EXIT_ERROR, Rendered};
+use herdr_protocol::api::Request;
+use herdr_protocol::api::requests::{
+    AgentRequest, AgentStartParams, AgentTarget, OptionalPane, PaneRequest, PaneTarget,
+};
+
 use crate::request::ApiRequest;
 use crate::target::Target;
 
@@ -148,7 +153,8 @@ fn is_error(reply: &Value) -> bool {
 }
 
 fn pane_terminal(conv: &mut impl Conversation, pane: &str) -> Result<Option<String>, ConnectError> {
-    let reply = conv.send(&ApiRequest::new("cli:agent:start:pane", "pane.get").with("pane_id", pane))?;
+    let get = PaneRequest::Get(PaneTarget { pane_id: pane.into() });
+    let reply = conv.send(&ApiRequest::new("cli:agent:start:pane", Request::Pane(get)))?;
     Ok(reply["result"]["pane"]["terminal_id"].as_str().map(str::to_owned))
 }
 
@@ -171,18 +177,24 @@ pub fn shell_alone_in_foreground(process_info: &Value) -> bool {
 }
 
 fn shell_starting(conv: &mut impl Conversation, pane: &str) -> Result<bool, ConnectError> {
-    let request = ApiRequest::new("cli:agent:start:process_info", "pane.process_info").with("pane_id", pane);
+    let info = PaneRequest::ProcessInfo(OptionalPane { pane_id: Some(pane.into()) });
+    let request = ApiRequest::new("cli:agent:start:process_info", Request::Pane(info));
     Ok(shell_alone_in_foreground(&conv.send(&request)?["result"]["process_info"]))
 }
 
 /// The `agent.start` request.
 pub fn start_request(args: &StartArgs) -> ApiRequest {
-    ApiRequest::new(ID, "agent.start")
-        .with("name", args.name.as_str())
-        .with("kind", args.kind.as_str())
-        .with("pane_id", args.pane.as_str())
-        .with("args", args.args.clone())
-        .with_opt("timeout_ms", args.timeout)
+    ApiRequest::new(
+        ID,
+        Request::Agent(AgentRequest::Start(AgentStartParams {
+            name: args.name.clone(),
+            kind: args.kind.clone(),
+            pane_id: args.pane.as_str().into(),
+            // Always sent, `[]` included, as before.
+            args: Some(args.args.clone()),
+            timeout_ms: args.timeout,
+        })),
+    )
 }
 
 /// Runs the whole flow; on success returns the `agent.start` envelope with `result.agent`
@@ -284,7 +296,9 @@ fn wait_ready(
     terminal: &str,
     timeout: Duration,
 ) -> Result<Value, StartFailure> {
-    let get = |target: &str, id: &'static str| ApiRequest::new(id, "agent.get").with("target", target);
+    let get = |target: &str, id: &'static str| {
+        ApiRequest::new(id, Request::Agent(AgentRequest::Get(AgentTarget { target: target.to_owned() })))
+    };
     let deadline = conv.now() + timeout;
     loop {
         if conv.now() >= deadline {

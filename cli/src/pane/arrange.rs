@@ -4,7 +4,10 @@
 use clap::Args;
 
 use crate::args::{Direction, SplitDirection, parse_finite};
-use crate::request::{ApiRequest, Caller, Fields, UsageError};
+use herdr_protocol::api::Request;
+use herdr_protocol::api::requests::{MoveDestination, PaneMoveParams, PaneRequest, PaneSwapParams};
+
+use crate::request::{ApiRequest, Caller, UsageError};
 
 use super::PaneTarget;
 
@@ -58,15 +61,20 @@ pub struct MoveArgs {
 }
 
 pub(super) fn swap_request(args: &SwapArgs, caller: &Caller) -> Result<ApiRequest, UsageError> {
-    let request = ApiRequest::new("cli:pane:swap", "pane.swap");
+    let swap =
+        |params: PaneSwapParams| ApiRequest::new("cli:pane:swap", Request::Pane(PaneRequest::Swap(params)));
     let targeted = args.target.pane.is_some() || args.target.current;
     match (args.direction, &args.source_pane, &args.target_pane) {
-        (Some(direction), None, None) => {
-            Ok(request.with_opt("pane_id", args.target.resolve(caller)).with("direction", direction.wire()))
-        }
-        (None, Some(source), Some(target)) if !targeted => {
-            Ok(request.with("source_pane_id", source.as_str()).with("target_pane_id", target.as_str()))
-        }
+        (Some(direction), None, None) => Ok(swap(PaneSwapParams {
+            pane_id: args.target.resolve(caller).map(Into::into),
+            direction: Some(direction.wire()),
+            ..PaneSwapParams::default()
+        })),
+        (None, Some(source), Some(target)) if !targeted => Ok(swap(PaneSwapParams {
+            source_pane_id: Some(source.as_str().into()),
+            target_pane_id: Some(target.as_str().into()),
+            ..PaneSwapParams::default()
+        })),
         _ => Err(UsageError::new(
             "usage: herdr pane swap --direction left|right|up|down [--pane ID|--current]\n       \
              herdr pane swap --source-pane ID --target-pane ID",
@@ -91,12 +99,12 @@ pub(super) fn move_request(args: &MoveArgs) -> Result<ApiRequest, UsageError> {
         if args.workspace.is_some() || args.label.is_some() || args.tab_label.is_some() {
             return Err(usage());
         }
-        Fields::new()
-            .with("type", "tab")
-            .with("tab_id", tab.as_str())
-            .with_opt("target_pane_id", args.target_pane.clone())
-            .with("split", split.wire())
-            .with_opt("ratio", args.ratio)
+        MoveDestination::Tab {
+            tab_id: tab.as_str().into(),
+            target_pane_id: args.target_pane.as_deref().map(Into::into),
+            split: split.wire(),
+            ratio: args.ratio,
+        }
     } else if args.new_tab {
         if args.split.is_some()
             || args.target_pane.is_some()
@@ -105,10 +113,10 @@ pub(super) fn move_request(args: &MoveArgs) -> Result<ApiRequest, UsageError> {
         {
             return Err(usage());
         }
-        Fields::new()
-            .with("type", "new_tab")
-            .with_opt("workspace_id", args.workspace.clone())
-            .with_opt("label", args.label.clone())
+        MoveDestination::NewTab {
+            workspace_id: args.workspace.as_deref().map(Into::into),
+            label: args.label.clone(),
+        }
     } else {
         if args.split.is_some()
             || args.target_pane.is_some()
@@ -117,15 +125,16 @@ pub(super) fn move_request(args: &MoveArgs) -> Result<ApiRequest, UsageError> {
         {
             return Err(usage());
         }
-        Fields::new()
-            .with("type", "new_workspace")
-            .with_opt("label", args.label.clone())
-            .with_opt("tab_label", args.tab_label.clone())
+        MoveDestination::NewWorkspace { label: args.label.clone(), tab_label: args.tab_label.clone() }
     };
     // Upstream focuses the moved pane unless told otherwise.
     let focus = !args.no_focus || args.focus;
-    Ok(ApiRequest::new("cli:pane:move", "pane.move")
-        .with("pane_id", args.pane_id.as_str())
-        .with("destination", destination.into_value())
-        .with("focus", focus))
+    Ok(ApiRequest::new(
+        "cli:pane:move",
+        Request::Pane(PaneRequest::Move(PaneMoveParams {
+            pane_id: args.pane_id.as_str().into(),
+            destination,
+            focus: Some(focus),
+        })),
+    ))
 }

@@ -3,11 +3,22 @@
 //! use the request id `cli:request`.
 
 use clap::{ArgAction, Args, ValueEnum};
-use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+use herdr_protocol::api::Request;
+use herdr_protocol::api::requests::{
+    PaneReleaseAgentParams, PaneReportAgentParams, PaneReportAgentSessionParams, PaneReportMetadataParams,
+    PaneRequest, ReportedState,
+};
 
 use crate::args::parse_token_assignment;
 use crate::request::{ApiRequest, SILENT_ID, UsageError};
 use crate::workspace::{source_id, token_map};
+
+/// A silent (`cli:request`) pane request.
+fn silent(request: PaneRequest) -> ApiRequest {
+    ApiRequest::new(SILENT_ID, Request::Pane(request))
+}
 
 /// A hook-reported agent state (no `done`: that is derived by herdr).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -19,12 +30,12 @@ pub enum PaneAgentState {
 }
 
 impl PaneAgentState {
-    fn wire(self) -> &'static str {
+    fn wire(self) -> ReportedState {
         match self {
-            PaneAgentState::Idle => "idle",
-            PaneAgentState::Working => "working",
-            PaneAgentState::Blocked => "blocked",
-            PaneAgentState::Unknown => "unknown",
+            PaneAgentState::Idle => ReportedState::Idle,
+            PaneAgentState::Working => ReportedState::Working,
+            PaneAgentState::Blocked => ReportedState::Blocked,
+            PaneAgentState::Unknown => ReportedState::Unknown,
         }
     }
 }
@@ -51,15 +62,16 @@ pub struct ReportAgentArgs {
 
 impl ReportAgentArgs {
     pub fn request(&self) -> Result<ApiRequest, UsageError> {
-        Ok(ApiRequest::new(SILENT_ID, "pane.report_agent")
-            .with("pane_id", self.pane_id.as_str())
-            .with("source", source_id(&self.source)?)
-            .with("agent", self.agent.as_str())
-            .with("state", self.state.wire())
-            .with_opt("message", self.message.clone())
-            .with_opt("seq", self.seq)
-            .with_opt("agent_session_id", self.agent_session_id.clone())
-            .with_opt("agent_session_path", self.agent_session_path.clone()))
+        Ok(silent(PaneRequest::ReportAgent(PaneReportAgentParams {
+            pane_id: self.pane_id.as_str().into(),
+            source: source_id(&self.source)?,
+            agent: self.agent.clone(),
+            state: self.state.wire(),
+            message: self.message.clone(),
+            seq: self.seq,
+            agent_session_id: self.agent_session_id.clone(),
+            agent_session_path: self.agent_session_path.clone(),
+        })))
     }
 }
 
@@ -83,14 +95,15 @@ pub struct ReportAgentSessionArgs {
 
 impl ReportAgentSessionArgs {
     pub fn request(&self) -> Result<ApiRequest, UsageError> {
-        Ok(ApiRequest::new(SILENT_ID, "pane.report_agent_session")
-            .with("pane_id", self.pane_id.as_str())
-            .with("source", source_id(&self.source)?)
-            .with("agent", self.agent.as_str())
-            .with_opt("seq", self.seq)
-            .with_opt("agent_session_id", self.agent_session_id.clone())
-            .with_opt("agent_session_path", self.agent_session_path.clone())
-            .with_opt("session_start_source", self.session_start_source.clone()))
+        Ok(silent(PaneRequest::ReportAgentSession(PaneReportAgentSessionParams {
+            pane_id: self.pane_id.as_str().into(),
+            source: source_id(&self.source)?,
+            agent: self.agent.clone(),
+            seq: self.seq,
+            agent_session_id: self.agent_session_id.clone(),
+            agent_session_path: self.agent_session_path.clone(),
+            session_start_source: self.session_start_source.clone(),
+        })))
     }
 }
 
@@ -108,11 +121,12 @@ pub struct ReleaseAgentArgs {
 
 impl ReleaseAgentArgs {
     pub fn request(&self) -> Result<ApiRequest, UsageError> {
-        Ok(ApiRequest::new(SILENT_ID, "pane.release_agent")
-            .with("pane_id", self.pane_id.as_str())
-            .with("source", source_id(&self.source)?)
-            .with("agent", self.agent.as_str())
-            .with_opt("seq", self.seq))
+        Ok(silent(PaneRequest::ReleaseAgent(PaneReleaseAgentParams {
+            pane_id: self.pane_id.as_str().into(),
+            source: source_id(&self.source)?,
+            agent: self.agent.clone(),
+            seq: self.seq,
+        })))
     }
 }
 
@@ -168,8 +182,7 @@ impl ReportMetadataArgs {
             return Err(UsageError::new("missing value for --applies-to-source"));
         }
         let tokens = token_map(&self.token, &self.clear_token);
-        let state_labels: Map<String, Value> =
-            self.state_label.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect();
+        let state_labels: BTreeMap<String, String> = self.state_label.iter().cloned().collect();
         let sets_something = self.title.is_some()
             || self.display_agent.is_some()
             || !state_labels.is_empty()
@@ -180,19 +193,21 @@ impl ReportMetadataArgs {
         if !sets_something {
             return Err(UsageError::new("missing metadata field to set or clear"));
         }
-        Ok(ApiRequest::new(SILENT_ID, "pane.report_metadata")
-            .with("pane_id", self.pane_id.as_str())
-            .with("source", source)
-            .with_opt("agent", self.agent.clone())
-            .with_opt("applies_to_source", self.applies_to_source.clone())
-            .with_opt("title", self.title.clone())
-            .with_opt("display_agent", self.display_agent.clone())
-            .with_map("state_labels", state_labels)
-            .with_map("tokens", tokens)
-            .with_flag("clear_title", self.clear_title)
-            .with_flag("clear_display_agent", self.clear_display_agent)
-            .with_flag("clear_state_labels", self.clear_state_labels)
-            .with_opt("seq", self.seq)
-            .with_opt("ttl_ms", self.ttl_ms))
+        Ok(silent(PaneRequest::ReportMetadata(PaneReportMetadataParams {
+            pane_id: self.pane_id.as_str().into(),
+            source,
+            agent: self.agent.clone(),
+            applies_to_source: self.applies_to_source.clone(),
+            seq: self.seq,
+            ttl_ms: self.ttl_ms,
+            title: self.title.clone(),
+            display_agent: self.display_agent.clone(),
+            state_labels,
+            tokens,
+            // Flags are sent only when set.
+            clear_title: self.clear_title.then_some(true),
+            clear_display_agent: self.clear_display_agent.then_some(true),
+            clear_state_labels: self.clear_state_labels.then_some(true),
+        })))
     }
 }

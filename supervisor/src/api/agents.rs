@@ -6,14 +6,17 @@ mod manifests;
 mod start;
 mod wait;
 
+use herdr_protocol::api::requests::{
+    AgentReadParams, AgentRenameParams, AgentSendKeysParams, AgentTarget, AgentViewClearParams,
+    AgentViewSetParams,
+};
 use std::time::Instant;
 
-use herdr_protocol::api::{AgentInfo, ApiError, ApiResult, ReadFormat, ReadSource};
+use herdr_protocol::api::{AgentInfo, ApiError, ApiResult, ErrorCode, ReadFormat, ReadSource};
 use herdr_protocol::ipc::{WorkerRequest, WorkerResponse};
-use serde::Deserialize;
 use serde_json::Value;
 
-use super::envelope::{Failure, Request, params};
+use super::envelope::Failure;
 use super::panes::{self, Target};
 use crate::session::{Effects, PaneKey, Session, agent_not_found};
 use crate::state::Shared;
@@ -64,23 +67,16 @@ fn agent_result(info: AgentInfo) -> ApiResult {
     ApiResult::AgentInfo { agent: Box::new(info) }
 }
 
-#[derive(Deserialize)]
-struct TargetParams {
-    target: String,
-}
-
-pub async fn list(shared: &Shared, _req: &Request) -> Result<ApiResult, Failure> {
+pub async fn list(shared: &Shared) -> Result<ApiResult, Failure> {
     let agents = with_session(shared, |s| Ok((s.agent_infos(), Effects::default())))?;
     Ok(ApiResult::AgentList { agents })
 }
 
-pub async fn get(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: TargetParams = params(req)?;
+pub async fn get(shared: &Shared, p: AgentTarget) -> Result<ApiResult, Failure> {
     Ok(agent_result(resolve(shared, &p.target)?.1))
 }
 
-pub async fn focus(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: TargetParams = params(req)?;
+pub async fn focus(shared: &Shared, p: AgentTarget) -> Result<ApiResult, Failure> {
     let info = with_session(shared, |s| {
         let key = s.resolve_agent(&p.target)?;
         let effects = s.agent_focus(key);
@@ -89,14 +85,7 @@ pub async fn focus(shared: &Shared, req: &Request) -> Result<ApiResult, Failure>
     Ok(agent_result(info))
 }
 
-#[derive(Deserialize)]
-struct RenameParams {
-    target: String,
-    name: Option<String>,
-}
-
-pub async fn rename(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: RenameParams = params(req)?;
+pub async fn rename(shared: &Shared, p: AgentRenameParams) -> Result<ApiResult, Failure> {
     let info = with_session(shared, |s| {
         let key = s.resolve_agent(&p.target)?;
         let effects = s.agent_rename(key, p.name.clone())?;
@@ -105,21 +94,11 @@ pub async fn rename(shared: &Shared, req: &Request) -> Result<ApiResult, Failure
     Ok(agent_result(info))
 }
 
-#[derive(Deserialize)]
-struct ReadParams {
-    target: String,
-    source: ReadSource,
-    lines: Option<u32>,
-    #[serde(default)]
-    format: ReadFormat,
-}
-
 /// `agent.read`: `pane.read` on the agent's pane (a `pane_read` result). Never marks it seen.
-pub async fn read(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: ReadParams = params(req)?;
+pub async fn read(shared: &Shared, p: AgentReadParams) -> Result<ApiResult, Failure> {
     let (key, info) = resolve(shared, &p.target)?;
     let target = pane_target(key, &info);
-    let format = if p.source == ReadSource::Detection { ReadFormat::Text } else { p.format };
+    let format = if p.source == ReadSource::Detection { ReadFormat::Text } else { p.format() };
     let body = WorkerRequest::Read(panes::read_spec(p.source, p.lines, format));
     match panes::ask(shared, &target, body).await? {
         WorkerResponse::Read(out) => {
@@ -136,36 +115,30 @@ fn require_foreground(shared: &Shared, key: PaneKey, target: &str) -> Result<Str
     let pending = agent.launch().is_some_and(|l| l.pending());
     match agent.foreground_agent() {
         Some(label) if !pending => Ok(label.to_owned()),
-        _ => Err(ApiError::new("agent_not_ready", format!("agent {target} is not ready for input"))),
+        _ => Err(ApiError::new(ErrorCode::AgentNotReady, format!("agent {target} is not ready for input"))),
     }
 }
 
-#[derive(Deserialize)]
-struct SendKeysParams {
-    target: String,
-    keys: Vec<String>,
-}
-
-pub async fn send_keys(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: SendKeysParams = params(req)?;
+pub async fn send_keys(shared: &Shared, p: AgentSendKeysParams) -> Result<ApiResult, Failure> {
     let (key, info) = resolve(shared, &p.target)?;
     require_foreground(shared, key, &p.target)?;
     match panes::ask(shared, &pane_target(key, &info), WorkerRequest::SendKeys(p.keys)).await? {
         WorkerResponse::Ok => Ok(ApiResult::Ok),
-        other => Err(ApiError::new("agent_send_keys_failed", format!("unexpected answer: {other:?}")).into()),
+        other => {
+            Err(ApiError::new(ErrorCode::AgentSendKeysFailed, format!("unexpected answer: {other:?}")).into())
+        }
     }
 }
 
 /// `agent.explain`: the worker's detector evidence, plus the supervisor's arbitration (hook
 /// authority, effective state, whether scans are paused for a full-lifecycle hook).
-pub async fn explain(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: TargetParams = params(req)?;
+pub async fn explain(shared: &Shared, p: AgentTarget) -> Result<ApiResult, Failure> {
     let (key, info) = resolve(shared, &p.target)?;
-    let unavailable = |m: String| ApiError::new("agent_explain_unavailable", m);
+    let unavailable = |m: String| ApiError::new(ErrorCode::AgentExplainUnavailable, m);
     let text = match panes::ask(shared, &pane_target(key, &info), WorkerRequest::Explain).await {
         Ok(WorkerResponse::Explain(text)) => text,
         Ok(other) => return Err(unavailable(format!("unexpected answer from pane worker: {other:?}")).into()),
-        Err(e) if e.code == "not_implemented" => return Err(unavailable(e.message).into()),
+        Err(e) if e.code == ErrorCode::NotImplemented => return Err(unavailable(e.message).into()),
         Err(e) => return Err(e.into()),
     };
     let mut explain: Value = serde_json::from_str(&text)
@@ -193,30 +166,17 @@ pub async fn explain(shared: &Shared, req: &Request) -> Result<ApiResult, Failur
     Ok(ApiResult::AgentExplain { explain })
 }
 
-#[derive(Deserialize)]
-struct ViewSetParams {
-    source: String,
-    label: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct ViewClearParams {
-    source: Option<String>,
-}
-
 /// `agent.view.set`: records the projection (the sidebar applies filter and sort).
-pub async fn view_set(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: ViewSetParams = params(req)?;
+pub async fn view_set(shared: &Shared, p: AgentViewSetParams) -> Result<ApiResult, Failure> {
     if p.source.trim().is_empty() {
-        return Err(ApiError::new("invalid_agent_view", "agent view source must not be empty").into());
+        return Err(ApiError::new(ErrorCode::InvalidAgentView, "agent view source must not be empty").into());
     }
     shared.session().set_agent_view(Some((p.source.clone(), p.label.clone())));
     Ok(ApiResult::AgentView { active: true, source: Some(p.source), label: p.label })
 }
 
 /// `agent.view.clear`: clears the projection (only `source`'s, if given).
-pub async fn view_clear(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: ViewClearParams = params(req)?;
+pub async fn view_clear(shared: &Shared, p: AgentViewClearParams) -> Result<ApiResult, Failure> {
     let mut session = shared.session();
     let matches = match (&p.source, session.agent_view()) {
         (Some(source), Some((current, _))) => source == current,

@@ -1,65 +1,146 @@
-//! The method table: one line per method, routing to the module that owns it.
+//! The method table: one arm per method of protocol 22, routing the typed request to the
+//! module that owns it. The match is exhaustive, so a method added to the protocol's request
+//! enum does not compile until it has an arm here; the methods herdr does not do yet are the
+//! explicit `not_implemented` arms at the end.
 
-use herdr_protocol::api::{ApiError, ApiResult};
+use herdr_protocol::api::requests::{
+    AgentRequest, ClientRequest, EventsRequest, IntegrationRequest, LayoutRequest, PaneRequest,
+    ServerRequest, SessionRequest, WorkspaceRequest,
+};
+use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, Request};
 
-use super::envelope::{Failure, Request};
+use super::envelope::Failure;
 use super::{agents, events, hooks, integrations, panes, server_methods, ui_methods};
 use crate::state::Shared;
 
 /// Methods that may hold the connection open for a long time; they are abandoned when the
 /// client hangs up.
-pub fn waits(method: &str) -> bool {
-    matches!(method, "pane.wait_for_output" | "events.wait" | "agent.wait" | "agent.prompt")
+pub fn waits(request: &Request) -> bool {
+    matches!(
+        request,
+        Request::Pane(PaneRequest::WaitForOutput(_))
+            | Request::Events(EventsRequest::Wait(_))
+            | Request::Agent(AgentRequest::Wait(_) | AgentRequest::Prompt(_))
+    )
 }
 
-pub async fn dispatch(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
+pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Failure> {
     if shared.is_shutting_down() {
-        return Err(ApiError::new("server_unavailable", "herdr server is shutting down").into());
+        return Err(ApiError::new(ErrorCode::ServerUnavailable, "herdr server is shutting down").into());
     }
-    match req.method.as_str() {
-        "ping" => Ok(server_methods::ping()),
-        "server.stop" => Ok(ApiResult::Ok),
-        "server.live_handoff" => server_methods::live_handoff(shared, req).await,
-        "server.reload_config" => Ok(ui_methods::reload(shared)),
-        "notification.show" => ui_methods::notification_show(shared, req),
-        "pane.read" => panes::read(shared, req).await,
-        "pane.send_text" => panes::send_text(shared, req).await,
-        "pane.send_keys" => panes::send_keys(shared, req).await,
-        "pane.send_input" => panes::send_input(shared, req).await,
-        "pane.wait_for_output" => panes::wait_for_output(shared, req).await,
-        "pane.process_info" => panes::process_info(shared, req).await,
-        "pane.scroll" => panes::scroll(shared, req).await,
-        "events.wait" => events::wait(shared, req).await,
-        "pane.report_agent" => hooks::report_agent(shared, req).await,
-        "pane.report_agent_session" => hooks::report_agent_session(shared, req).await,
-        "pane.release_agent" => hooks::release_agent(shared, req).await,
-        "pane.clear_agent_authority" => hooks::clear_agent_authority(shared, req).await,
-        "agent.list" => agents::list(shared, req).await,
-        "agent.get" => agents::get(shared, req).await,
-        "agent.focus" => agents::focus(shared, req).await,
-        "agent.rename" => agents::rename(shared, req).await,
-        "agent.read" => agents::read(shared, req).await,
-        "agent.send_keys" => agents::send_keys(shared, req).await,
-        "agent.explain" => agents::explain(shared, req).await,
-        "agent.wait" => agents::wait(shared, req).await,
-        "agent.prompt" => agents::prompt(shared, req).await,
-        "agent.start" => agents::start(shared, req).await,
-        "agent.view.set" => agents::view_set(shared, req).await,
-        "agent.view.clear" => agents::view_clear(shared, req).await,
-        "server.reload_agent_manifests" => agents::reload_manifests(shared, req).await,
-        "server.agent_manifests" => agents::manifest_status(shared, req).await,
-        "integration.list" => integrations::list(req),
-        "integration.install" => integrations::install(req),
-        "integration.uninstall" => integrations::uninstall(req),
-        method @ ("pane.get" | "pane.list" | "pane.current") => {
-            match shared.session_call(method, req.params.clone()).await {
-                Some(outcome) => outcome.map(|result| panes::with_scroll(shared, result)),
-                None => Err(ApiError::internal(format!("{method} has no handler")).into()),
-            }
-        }
-        method => match shared.session_call(method, req.params.clone()).await {
-            Some(outcome) => outcome,
-            None => Err(ApiError::new("not_implemented", format!("{method} is not implemented yet")).into()),
+    match request {
+        Request::Server(request) => match request {
+            ServerRequest::Ping(_) => Ok(server_methods::ping()),
+            ServerRequest::Stop(_) => Ok(ApiResult::Ok),
+            ServerRequest::LiveHandoff(p) => server_methods::live_handoff(shared, p).await,
+            ServerRequest::ReloadConfig(_) => Ok(ui_methods::reload(shared)),
+            ServerRequest::AgentManifests(_) => agents::manifest_status(shared).await,
+            ServerRequest::ReloadAgentManifests(_) => agents::reload_manifests(shared).await,
         },
+        Request::Client(ClientRequest::NotificationShow(p)) => ui_methods::notification_show(shared, p),
+        Request::Pane(request) => match request {
+            PaneRequest::Read(p) => panes::read(shared, p).await,
+            PaneRequest::SendText(p) => panes::send_text(shared, p).await,
+            PaneRequest::SendKeys(p) => panes::send_keys(shared, p).await,
+            PaneRequest::SendInput(p) => panes::send_input(shared, p).await,
+            PaneRequest::WaitForOutput(p) => panes::wait_for_output(shared, p).await,
+            PaneRequest::ProcessInfo(p) => panes::process_info(shared, p).await,
+            PaneRequest::Scroll(p) => panes::scroll(shared, p).await,
+            PaneRequest::ReportAgent(p) => hooks::report_agent(shared, p).await,
+            PaneRequest::ReportAgentSession(p) => hooks::report_agent_session(shared, p).await,
+            PaneRequest::ReleaseAgent(p) => hooks::release_agent(shared, p).await,
+            PaneRequest::ClearAgentAuthority(p) => hooks::clear_agent_authority(shared, p).await,
+            // The model's records, with the scroll position only the pane's worker knows.
+            request @ (PaneRequest::Get(_) | PaneRequest::List(_) | PaneRequest::Current(_)) => {
+                session(shared, Request::Pane(request)).await.map(|result| panes::with_scroll(shared, result))
+            }
+            request @ (PaneRequest::Split(_)
+            | PaneRequest::Swap(_)
+            | PaneRequest::Move(_)
+            | PaneRequest::Zoom(_)
+            | PaneRequest::Layout(_)
+            | PaneRequest::Neighbor(_)
+            | PaneRequest::Edges(_)
+            | PaneRequest::FocusDirection(_)
+            | PaneRequest::Resize(_)
+            | PaneRequest::Focus(_)
+            | PaneRequest::Rename(_)
+            | PaneRequest::Close(_)) => session(shared, Request::Pane(request)).await,
+            request @ (PaneRequest::EditScrollback(_)
+            | PaneRequest::SelectionRead(_)
+            | PaneRequest::CopyMotion(_)
+            | PaneRequest::CopySearch(_)
+            | PaneRequest::InputSet(_)
+            | PaneRequest::LinkActivate(_)
+            | PaneRequest::GraphicsSet(_)
+            | PaneRequest::GraphicsClear(_)
+            | PaneRequest::GraphicsInfo(_)
+            | PaneRequest::ReportMetadata(_)) => not_implemented(&Request::Pane(request)),
+        },
+        Request::Events(EventsRequest::Wait(p)) => events::wait(shared, p).await,
+        // Streams are served by the transport before dispatch (`events::subscribe`).
+        request @ Request::Events(EventsRequest::Subscribe(_)) => {
+            Err(ApiError::internal(format!("{} is a stream, not a call", request.method())).into())
+        }
+        Request::Agent(request) => match request {
+            AgentRequest::List(_) => agents::list(shared).await,
+            AgentRequest::Get(p) => agents::get(shared, p).await,
+            AgentRequest::Focus(p) => agents::focus(shared, p).await,
+            AgentRequest::Rename(p) => agents::rename(shared, p).await,
+            AgentRequest::Read(p) => agents::read(shared, p).await,
+            AgentRequest::SendKeys(p) => agents::send_keys(shared, p).await,
+            AgentRequest::Explain(p) => agents::explain(shared, p).await,
+            AgentRequest::Wait(p) => agents::wait(shared, p).await,
+            AgentRequest::Prompt(p) => agents::prompt(shared, p).await,
+            AgentRequest::Start(p) => agents::start(shared, p).await,
+            AgentRequest::ViewSet(p) => agents::view_set(shared, p).await,
+            AgentRequest::ViewClear(p) => agents::view_clear(shared, p).await,
+        },
+        Request::Integration(request) => match request {
+            IntegrationRequest::List(_) => integrations::list(),
+            IntegrationRequest::Install(p) => integrations::install(p),
+            IntegrationRequest::Uninstall(p) => integrations::uninstall(p),
+        },
+        request @ (Request::Session(SessionRequest::Snapshot(_))
+        | Request::Layout(
+            LayoutRequest::Export(_) | LayoutRequest::Apply(_) | LayoutRequest::SetSplitRatio(_),
+        )
+        | Request::Tab(_)) => session(shared, request).await,
+        Request::Workspace(request) => match request {
+            request @ WorkspaceRequest::ReportMetadata(_) => not_implemented(&Request::Workspace(request)),
+            request @ (WorkspaceRequest::Create(_)
+            | WorkspaceRequest::List(_)
+            | WorkspaceRequest::Get(_)
+            | WorkspaceRequest::Focus(_)
+            | WorkspaceRequest::Rename(_)
+            | WorkspaceRequest::Move(_)
+            | WorkspaceRequest::MoveBlock(_)
+            | WorkspaceRequest::Close(_)) => session(shared, Request::Workspace(request)).await,
+        },
+        request @ (Request::Worktree(_)
+        | Request::Plugin(_)
+        | Request::Client(
+            ClientRequest::ProductAnnouncementDismiss(_)
+            | ClientRequest::ReleaseNotesDismiss(_)
+            | ClientRequest::CommandInvoke(_)
+            | ClientRequest::WindowTitleSet(_)
+            | ClientRequest::WindowTitleClear(_)
+            | ClientRequest::ShellSurfaceSet(_)
+            | ClientRequest::PopupClose(_),
+        )) => not_implemented(&request),
     }
+}
+
+/// A method of the session model (`crate::session`).
+async fn session(shared: &Shared, request: Request) -> Result<ApiResult, Failure> {
+    let method = request.method();
+    match shared.session_call(request).await {
+        Some(outcome) => outcome,
+        None => Err(ApiError::internal(format!("{method} has no handler in the session model")).into()),
+    }
+}
+
+fn not_implemented(request: &Request) -> Result<ApiResult, Failure> {
+    Err(ApiError::new(ErrorCode::NotImplemented, format!("{} is not implemented yet", request.method()))
+        .into())
 }

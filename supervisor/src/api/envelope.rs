@@ -1,27 +1,11 @@
 //! The request/response envelope: parsing a request line and writing response lines.
 //!
 //! A request that does not parse (bad JSON, missing or mistyped `id`/`method`/`params`, unknown
-//! method, bad params) is answered with a blank id; every later error echoes the request's id.
+//! method, params that do not fit the method's type) is answered with a blank id; every later
+//! error echoes the request's id. Parsing itself is `herdr_protocol::api::RequestEnvelope`.
 
-use herdr_protocol::api::{ApiError, ApiResult};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
-use super::methods;
-
-#[derive(Debug, Clone)]
-pub struct Request {
-    pub id: String,
-    pub method: String,
-    pub params: Value,
-}
-
-#[derive(Deserialize)]
-struct RawRequest {
-    id: String,
-    method: String,
-    params: Value,
-}
+use herdr_protocol::api::{ApiError, ApiResult, RequestEnvelope};
+use serde::Serialize;
 
 /// An answer that is not a success.
 #[derive(Debug)]
@@ -41,32 +25,10 @@ impl From<ApiError> for Failure {
     }
 }
 
-pub fn parse(line: &str) -> Result<Request, String> {
-    let raw: RawRequest = serde_json::from_str(line).map_err(|e| e.to_string())?;
-    if !methods::ALL.contains(&raw.method.as_str()) {
-        let expected = methods::ALL.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
-        return Err(format!("unknown variant `{}`, expected one of {expected}", raw.method));
-    }
-    if !raw.params.is_object() {
-        return Err(format!("invalid type: {}, expected params object", kind_of(&raw.params)));
-    }
-    Ok(Request { id: raw.id, method: raw.method, params: raw.params })
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "sequence",
-        Value::Object(_) => "map",
-    }
-}
-
-/// Deserializes a method's params; failure is a parse failure (blank id).
-pub fn params<T: for<'de> Deserialize<'de>>(req: &Request) -> Result<T, Failure> {
-    T::deserialize(&req.params).map_err(|e| Failure::BadRequest(e.to_string()))
+/// Parses a request line into its id and typed request (method and params at once); the error
+/// is the message of the blank-id `invalid_request` answer.
+pub fn parse(line: &str) -> Result<RequestEnvelope, String> {
+    RequestEnvelope::parse_line(line).map_err(|e| e.to_string())
 }
 
 #[derive(Serialize)]

@@ -1,52 +1,26 @@
 //! `events.subscribe` (a stream of event lines) and `events.wait` (one matching event).
 //! Both read the hub from a cursor and sleep on its watch channel: nothing polls.
 
+use herdr_protocol::api::requests::{
+    EventMatch, EventsSubscribeParams, EventsWaitParams, OutputSubscription, Subscription,
+};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use herdr_protocol::api::{AgentStatus, ApiError, ApiResult, Event, PaneScrollInfo, ReadFormat, ReadSource};
+use herdr_protocol::api::{AgentStatus, ApiError, ApiResult, ErrorCode, Event, PaneScrollInfo, ReadFormat};
 use herdr_protocol::ipc::{WorkerRequest, WorkerResponse};
-use serde::Deserialize;
 use serde_json::Value;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::envelope::{self, Failure, Request, params};
-use super::panes::{self, MatchParam};
+use super::envelope::{self, Failure};
+use super::panes;
 use super::transport::{hangup, write_line};
 use crate::hub::Hub;
 use crate::session::PaneKey;
 use crate::state::Shared;
-
-/// Plain lifecycle subscription types (the parameterised ones are handled separately).
-const LIFECYCLE: &[&str] = &[
-    "workspace.created",
-    "workspace.updated",
-    "workspace.metadata_updated",
-    "workspace.renamed",
-    "workspace.moved",
-    "workspace.reordered",
-    "workspace.closed",
-    "workspace.focused",
-    "worktree.created",
-    "worktree.opened",
-    "worktree.removed",
-    "tab.created",
-    "tab.closed",
-    "tab.focused",
-    "tab.renamed",
-    "tab.moved",
-    "pane.created",
-    "pane.closed",
-    "pane.updated",
-    "pane.focused",
-    "pane.moved",
-    "pane.exited",
-    "pane.agent_detected",
-    "layout.updated",
-];
 
 /// One agent-status subscription: a pane, and optionally the status it waits for.
 struct StatusWatch {
@@ -95,15 +69,6 @@ impl ScrollWatch {
     }
 }
 
-#[derive(Deserialize)]
-struct OutputSubscription {
-    pane_id: String,
-    source: ReadSource,
-    lines: Option<u32>,
-    #[serde(rename = "match")]
-    matcher: MatchParam,
-}
-
 impl Filter {
     fn line_for(&self, event: &Event) -> Option<Value> {
         if let Event::PaneAgentStatusChanged { pane_id, agent_status, .. } = event {
@@ -117,67 +82,44 @@ impl Filter {
     }
 }
 
-#[derive(Deserialize)]
-struct SubscribeParams {
-    subscriptions: Vec<Value>,
-}
-
-#[derive(Deserialize)]
-struct StatusSubscription {
-    pane_id: String,
-    agent_status: Option<AgentStatus>,
-}
-
-#[derive(Deserialize)]
-struct PaneSubscription {
-    pane_id: String,
-}
-
-/// Parses the subscriptions; errors here are request-parse failures (blank id).
-fn parse_filter(req: &Request) -> Result<Filter, Failure> {
-    let p: SubscribeParams = params(req)?;
+/// Sorts the subscriptions by kind (their params were checked when the request parsed).
+fn filter_of(p: EventsSubscribeParams) -> Filter {
     let mut filter = Filter::default();
-    for (index, item) in p.subscriptions.into_iter().enumerate() {
-        let kind = item.get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let bad = |e: serde_json::Error| Failure::BadRequest(e.to_string());
-        match kind.as_str() {
-            "pane.agent_status_changed" => {
-                let s: StatusSubscription = serde_json::from_value(item).map_err(bad)?;
-                filter.statuses.push(StatusWatch { pane_id: s.pane_id, status: s.agent_status });
+    for (index, subscription) in p.subscriptions.into_iter().enumerate() {
+        match subscription {
+            Subscription::Lifecycle(kind) => {
+                filter.lifecycle.insert(kind.name());
             }
-            "pane.output_matched" => {
-                filter.outputs.push((index, serde_json::from_value(item).map_err(bad)?));
+            Subscription::AgentStatusChanged(s) => {
+                filter
+                    .statuses
+                    .push(StatusWatch { pane_id: s.pane_id.into_string(), status: s.agent_status });
             }
-            "pane.scroll_changed" => {
-                let s: PaneSubscription = serde_json::from_value(item).map_err(bad)?;
+            Subscription::OutputMatched(s) => filter.outputs.push((index, s)),
+            Subscription::ScrollChanged(s) => {
                 // Resolved at subscribe time, where a missing pane is a probe error.
                 let (key, workspace_id, last) = (PaneKey(0), String::new(), None);
-                filter.scrolls.push(ScrollWatch { index, pane_id: s.pane_id, workspace_id, key, last });
+                filter.scrolls.push(ScrollWatch {
+                    index,
+                    pane_id: s.pane_id.into_string(),
+                    workspace_id,
+                    key,
+                    last,
+                });
             }
-            other => match LIFECYCLE.iter().find(|t| **t == other) {
-                Some(t) => {
-                    filter.lifecycle.insert(t);
-                }
-                None => return Err(Failure::BadRequest(format!("unknown subscription type `{other}`"))),
-            },
         }
     }
-    Ok(filter)
+    filter
 }
 
 pub async fn subscribe(
     shared: &Arc<Shared>,
-    req: &Request,
+    id: &str,
+    p: EventsSubscribeParams,
     mut reader: OwnedReadHalf,
     mut writer: OwnedWriteHalf,
 ) {
-    let mut filter = match parse_filter(req) {
-        Ok(parsed) => parsed,
-        Err(failure) => {
-            let _ = write_line(&mut writer, &envelope::outcome_line(&req.id, &Err(failure))).await;
-            return;
-        }
-    };
+    let mut filter = filter_of(p);
     // Probe every watched pane first: canonical ids, and an immediate event for a status that
     // already holds.
     let mut immediate = Vec::new();
@@ -192,7 +134,7 @@ pub async fn subscribe(
                 }
             }
             Err(e) => {
-                let id = format!("{}:sub:{index}:probe", req.id);
+                let id = format!("{}:sub:{index}:probe", id);
                 let _ = write_line(&mut writer, &envelope::error_line(&id, &e)).await;
                 return;
             }
@@ -207,7 +149,7 @@ pub async fn subscribe(
                 watch.changed(shared);
             }
             Err(e) => {
-                let id = format!("{}:sub:{}:probe", req.id, watch.index);
+                let id = format!("{}:sub:{}:probe", id, watch.index);
                 let _ = write_line(&mut writer, &envelope::error_line(&id, &e)).await;
                 return;
             }
@@ -221,19 +163,19 @@ pub async fn subscribe(
                 watches.spawn(forward);
             }
             Err(OutputWatchError::Probe(e)) => {
-                let id = format!("{}:sub:{index}:probe", req.id);
+                let id = format!("{}:sub:{index}:probe", id);
                 let _ = write_line(&mut writer, &envelope::error_line(&id, &e)).await;
                 return;
             }
             Err(OutputWatchError::Refused(e)) => {
-                let _ = write_line(&mut writer, &envelope::error_line(&req.id, &e)).await;
+                let _ = write_line(&mut writer, &envelope::error_line(id, &e)).await;
                 return;
             }
         }
     }
     drop(matched_tx);
     let mut cursor = shared.hub.cursor();
-    let ack = envelope::success_line(&req.id, &ApiResult::SubscriptionStarted);
+    let ack = envelope::success_line(id, &ApiResult::SubscriptionStarted);
     if write_line(&mut writer, &ack).await.is_err() {
         return;
     }
@@ -256,8 +198,7 @@ pub async fn subscribe(
             _ = stop.wait_for(|s| *s) => return,
         };
         if let Wake::HandingOver = wake {
-            let _ =
-                write_line(&mut writer, &envelope::error_line(&req.id, &crate::handoff::ended_error())).await;
+            let _ = write_line(&mut writer, &envelope::error_line(id, &crate::handoff::ended_error())).await;
             return;
         }
         if let Wake::Matched(line) = wake {
@@ -315,7 +256,7 @@ async fn start_output_watch(
     sub: OutputSubscription,
     lines: mpsc::UnboundedSender<Value>,
 ) -> Result<impl Future<Output = ()> + Send + 'static, OutputWatchError> {
-    let matcher = sub.matcher.compile().map_err(OutputWatchError::Refused)?;
+    let matcher = panes::compile_match(sub.matcher).map_err(OutputWatchError::Refused)?;
     let target = panes::resolve(shared, Some(&sub.pane_id)).map_err(OutputWatchError::Probe)?;
     let handle = shared
         .pane_handle(target.key)
@@ -361,43 +302,28 @@ fn current_status(shared: &Shared, pane_id: &str) -> Result<(String, Event), Api
     Ok((info.pane_id, event))
 }
 
-#[derive(Deserialize)]
-struct WaitParams {
-    match_event: Value,
-    timeout_ms: Option<u64>,
-}
-
-#[derive(Deserialize)]
-struct StatusMatch {
-    pane_id: String,
-    agent_status: AgentStatus,
-}
-
-pub async fn wait(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: WaitParams = params(req)?;
-    let kind = p.match_event.get("event").and_then(Value::as_str).unwrap_or_default().to_owned();
-    if kind != "pane_agent_status_changed" {
+pub async fn wait(shared: &Shared, p: EventsWaitParams) -> Result<ApiResult, Failure> {
+    let EventMatch::PaneAgentStatusChanged { pane_id: wanted_pane, agent_status: wanted } = p.match_event
+    else {
         return Err(ApiError::new(
-            "unsupported_event_wait_match",
-            format!("events.wait does not support matching {kind} events"),
+            ErrorCode::UnsupportedEventWaitMatch,
+            format!("events.wait does not support matching {} events", p.match_event.event_name()),
         )
         .into());
-    }
-    let m: StatusMatch =
-        serde_json::from_value(p.match_event).map_err(|e| Failure::BadRequest(e.to_string()))?;
+    };
     let cursor = shared.hub.cursor();
-    let (pane_id, now) = current_status(shared, &m.pane_id).map_err(Failure::Probe)?;
-    if matches!(&now, Event::PaneAgentStatusChanged { agent_status, .. } if *agent_status == m.agent_status) {
+    let (pane_id, now) = current_status(shared, &wanted_pane).map_err(Failure::Probe)?;
+    if matches!(&now, Event::PaneAgentStatusChanged { agent_status, .. } if *agent_status == wanted) {
         return Ok(ApiResult::WaitMatched { event: now.to_wire() });
     }
     let found = wait_for_event(&shared.hub, cursor, |event| {
         matches!(event, Event::PaneAgentStatusChanged { pane_id: id, agent_status, .. }
-            if *id == pane_id && *agent_status == m.agent_status)
+            if *id == pane_id && *agent_status == wanted)
     });
     match p.timeout_ms {
         Some(ms) => tokio::time::timeout(Duration::from_millis(ms), found)
             .await
-            .map_err(|_| ApiError::new("timeout", "timed out waiting for event match").into()),
+            .map_err(|_| ApiError::new(ErrorCode::Timeout, "timed out waiting for event match").into()),
         None => Ok(found.await),
     }
     .map(|event| ApiResult::WaitMatched { event: event.to_wire() })

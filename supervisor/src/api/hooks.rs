@@ -3,27 +3,22 @@
 //! in `crate::agents`; these handlers parse, resolve the pane and apply the outcome. A report
 //! that the rules ignore (stale `seq`, conflicting agent, exited agent) still answers `ok`.
 
-use herdr_protocol::api::{AgentSessionRefKind, ApiError, ApiResult};
+use herdr_protocol::api::requests::{
+    PaneClearAgentAuthorityParams, PaneReleaseAgentParams, PaneReportAgentParams,
+    PaneReportAgentSessionParams, ReportedState,
+};
+use herdr_protocol::api::{AgentSessionRefKind, ApiError, ApiResult, ErrorCode};
 use herdr_protocol::ipc::DetectedState;
-use serde::Deserialize;
 
-use super::envelope::{Failure, Request, params};
+use super::envelope::Failure;
 use crate::agents::{Report, SessionReport};
 use crate::session::{Effects, PaneKey, Session};
 use crate::state::Shared;
 
 /// The reportable states (`PaneAgentState`): `done` is not one, herdr derives it.
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum ReportedState {
-    Idle,
-    Working,
-    Blocked,
-    Unknown,
-}
-
-impl From<ReportedState> for DetectedState {
-    fn from(state: ReportedState) -> Self {
+/// A hook's reportable state as the detector's (`done` is never reported: herdr derives it).
+fn detected(state: ReportedState) -> DetectedState {
+    {
         match state {
             ReportedState::Idle => DetectedState::Idle,
             ReportedState::Working => DetectedState::Working,
@@ -48,7 +43,7 @@ fn check_source(source: &str) -> Result<(), ApiError> {
 
 fn check_agent(agent: &str) -> Result<(), ApiError> {
     if agent.trim().is_empty() || agent.chars().any(char::is_control) {
-        return Err(ApiError::new("invalid_agent", format!("invalid agent label {agent:?}")));
+        return Err(ApiError::new(ErrorCode::InvalidAgent, format!("invalid agent label {agent:?}")));
     }
     Ok(())
 }
@@ -82,27 +77,14 @@ fn on_pane(
     Ok(ApiResult::Ok)
 }
 
-#[derive(Deserialize)]
-struct ReportAgentParams {
-    pane_id: String,
-    source: String,
-    agent: String,
-    state: ReportedState,
-    message: Option<String>,
-    seq: Option<u64>,
-    agent_session_id: Option<String>,
-    agent_session_path: Option<String>,
-}
-
-pub async fn report_agent(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: ReportAgentParams = params(req)?;
+pub async fn report_agent(shared: &Shared, p: PaneReportAgentParams) -> Result<ApiResult, Failure> {
     check_source(&p.source)?;
     check_agent(&p.agent)?;
     let session = session_ref(&p.agent, p.agent_session_id, p.agent_session_path);
     let report = Report {
         source: p.source,
         agent: p.agent,
-        state: p.state.into(),
+        state: detected(p.state),
         message: p.message,
         seq: p.seq,
         session,
@@ -110,18 +92,10 @@ pub async fn report_agent(shared: &Shared, req: &Request) -> Result<ApiResult, F
     on_pane(shared, &p.pane_id, |s, key| s.agent_report(key, report))
 }
 
-#[derive(Deserialize)]
-struct ReportSessionParams {
-    pane_id: String,
-    source: String,
-    agent: String,
-    seq: Option<u64>,
-    agent_session_id: Option<String>,
-    agent_session_path: Option<String>,
-}
-
-pub async fn report_agent_session(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: ReportSessionParams = params(req)?;
+pub async fn report_agent_session(
+    shared: &Shared,
+    p: PaneReportAgentSessionParams,
+) -> Result<ApiResult, Failure> {
     check_source(&p.source)?;
     check_agent(&p.agent)?;
     let session = session_ref(&p.agent, p.agent_session_id, p.agent_session_path);
@@ -129,30 +103,16 @@ pub async fn report_agent_session(shared: &Shared, req: &Request) -> Result<ApiR
     on_pane(shared, &p.pane_id, |s, key| s.agent_report_session(key, report))
 }
 
-#[derive(Deserialize)]
-struct ReleaseParams {
-    pane_id: String,
-    source: String,
-    agent: String,
-    seq: Option<u64>,
-}
-
-pub async fn release_agent(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: ReleaseParams = params(req)?;
+pub async fn release_agent(shared: &Shared, p: PaneReleaseAgentParams) -> Result<ApiResult, Failure> {
     check_source(&p.source)?;
     check_agent(&p.agent)?;
     on_pane(shared, &p.pane_id, |s, key| s.agent_release(key, &p.source, &p.agent, p.seq))
 }
 
-#[derive(Deserialize)]
-struct ClearParams {
-    pane_id: String,
-    source: Option<String>,
-    seq: Option<u64>,
-}
-
-pub async fn clear_agent_authority(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: ClearParams = params(req)?;
+pub async fn clear_agent_authority(
+    shared: &Shared,
+    p: PaneClearAgentAuthorityParams,
+) -> Result<ApiResult, Failure> {
     if let Some(source) = &p.source {
         check_source(source)?;
     }

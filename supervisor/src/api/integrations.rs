@@ -11,34 +11,33 @@
 
 use herdr_integrations::Env;
 use herdr_integrations::wire::{self, TargetParams};
+use herdr_protocol::api::requests::IntegrationTargetParams;
 use herdr_protocol::api::{ApiError, ApiResult};
 
-use super::envelope::{self, Failure, Request};
+use super::envelope::Failure;
 
-pub fn list(req: &Request) -> Result<ApiResult, Failure> {
-    list_in(req, &Env::from_process_env())
+pub fn list() -> Result<ApiResult, Failure> {
+    list_in(&Env::from_process_env())
 }
 
-pub fn install(req: &Request) -> Result<ApiResult, Failure> {
-    install_in(req, &Env::from_process_env())
+pub fn install(p: IntegrationTargetParams) -> Result<ApiResult, Failure> {
+    install_in(p, &Env::from_process_env())
 }
 
-pub fn uninstall(req: &Request) -> Result<ApiResult, Failure> {
-    uninstall_in(req, &Env::from_process_env())
+pub fn uninstall(p: IntegrationTargetParams) -> Result<ApiResult, Failure> {
+    uninstall_in(p, &Env::from_process_env())
 }
 
-fn list_in(_req: &Request, env: &Env) -> Result<ApiResult, Failure> {
+fn list_in(env: &Env) -> Result<ApiResult, Failure> {
     answer(wire::list(env))
 }
 
-fn install_in(req: &Request, env: &Env) -> Result<ApiResult, Failure> {
-    let params: TargetParams = envelope::params(req)?;
-    answer(wire::install(params, env))
+fn install_in(p: IntegrationTargetParams, env: &Env) -> Result<ApiResult, Failure> {
+    answer(wire::install(TargetParams { target: p.target }, env))
 }
 
-fn uninstall_in(req: &Request, env: &Env) -> Result<ApiResult, Failure> {
-    let params: TargetParams = envelope::params(req)?;
-    answer(wire::uninstall(params, env))
+fn uninstall_in(p: IntegrationTargetParams, env: &Env) -> Result<ApiResult, Failure> {
+    answer(wire::uninstall(TargetParams { target: p.target }, env))
 }
 
 fn answer(outcome: Result<ApiResult, herdr_integrations::Error>) -> Result<ApiResult, Failure> {
@@ -51,10 +50,17 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::api::envelope::{outcome_line, parse};
+    use herdr_protocol::api::Request;
+    use herdr_protocol::api::requests::IntegrationRequest;
 
-    fn request(line: &str) -> Request {
-        parse(line).expect("request parses")
+    use crate::api::envelope::{bad_request_line, outcome_line, parse};
+
+    /// The params of an install or uninstall request line, parsed as the transport does.
+    fn request(line: &str) -> IntegrationTargetParams {
+        match parse(line).expect("request parses").request {
+            Request::Integration(IntegrationRequest::Install(p) | IntegrationRequest::Uninstall(p)) => p,
+            other => panic!("not an install or uninstall: {other:?}"),
+        }
     }
 
     fn line_value(id: &str, outcome: &Result<ApiResult, Failure>) -> Value {
@@ -67,10 +73,10 @@ mod tests {
         std::fs::create_dir_all(home.path().join(".kimi-code")).expect("kimi dir");
         let env = Env::with_home(home.path());
         let req = request(r#"{"id":"7","method":"integration.install","params":{"target":"kimi"}}"#);
-        let value = line_value("7", &install_in(&req, &env));
+        let value = line_value("7", &install_in(req, &env));
         assert_eq!(value["result"]["type"], "integration_install", "{value}");
         let req = request(r#"{"id":"7","method":"integration.install","params":{"target":"grok"}}"#);
-        let value = line_value("7", &install_in(&req, &env));
+        let value = line_value("7", &install_in(req, &env));
         assert_eq!(value["id"], "7");
         assert_eq!(value["error"]["code"], "invalid_request", "no ~/.grok: {value}");
         assert!(validate(SchemaKind::ErrorResponse, &value).is_ok());
@@ -78,9 +84,9 @@ mod tests {
 
     #[test]
     fn a_name_outside_the_enum_is_an_invalid_request() {
-        let env = Env::default();
-        let req = request(r#"{"id":"8","method":"integration.uninstall","params":{"target":"gemini"}}"#);
-        let value = line_value("8", &uninstall_in(&req, &env));
+        let refused = parse(r#"{"id":"8","method":"integration.uninstall","params":{"target":"gemini"}}"#)
+            .expect_err("not a target");
+        let value: Value = serde_json::from_str(&bad_request_line(&refused)).expect("line is JSON");
         assert_eq!(value["id"], "");
         assert_eq!(value["error"]["code"], "invalid_request");
     }
@@ -90,7 +96,7 @@ mod tests {
         let home = tempfile::tempdir().expect("home");
         let env = Env { home: Some(home.path().into()), ..Env::default() };
         let req = request(r#"{"id":"9","method":"integration.install","params":{"target":"claude"}}"#);
-        let value = line_value("9", &install_in(&req, &env));
+        let value = line_value("9", &install_in(req, &env));
         assert_eq!(value["error"]["code"], "invalid_request");
         assert!(value["error"]["message"].as_str().expect("message").contains(".claude"), "{value}");
     }
@@ -101,18 +107,18 @@ mod tests {
         std::fs::create_dir_all(home.path().join(".claude")).expect("claude dir");
         let env = Env { home: Some(home.path().into()), ..Env::default() };
         for (req, outcome) in [
-            ("1", list_in(&request(r#"{"id":"1","method":"integration.list","params":{}}"#), &env)),
+            ("1", list_in(&env)),
             (
                 "2",
                 install_in(
-                    &request(r#"{"id":"2","method":"integration.install","params":{"target":"claude"}}"#),
+                    request(r#"{"id":"2","method":"integration.install","params":{"target":"claude"}}"#),
                     &env,
                 ),
             ),
             (
                 "3",
                 uninstall_in(
-                    &request(r#"{"id":"3","method":"integration.uninstall","params":{"target":"claude"}}"#),
+                    request(r#"{"id":"3","method":"integration.uninstall","params":{"target":"claude"}}"#),
                     &env,
                 ),
             ),
@@ -123,10 +129,7 @@ mod tests {
                 panic!("{errors:?}: {value}");
             }
         }
-        let listed = line_value(
-            "1",
-            &list_in(&request(r#"{"id":"1","method":"integration.list","params":{}}"#), &env),
-        );
+        let listed = line_value("1", &list_in(&env));
         let rows = listed["result"]["integrations"].as_array().expect("rows");
         assert_eq!(rows.len(), 17, "every target is listed");
         assert_eq!(

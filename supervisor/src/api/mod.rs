@@ -7,7 +7,6 @@ pub mod envelope;
 mod events;
 mod hooks;
 mod integrations;
-mod methods;
 mod panes;
 mod server_methods;
 pub mod transport;

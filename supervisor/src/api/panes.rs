@@ -1,16 +1,19 @@
 //! Pane methods answered by the pane's worker: reads, input, output waits, process info, scrolling.
 //! The supervisor resolves the pane, forwards the request and shapes the answer.
 
+use herdr_protocol::api::requests::{
+    OptionalPane, OutputMatch, PaneReadParams, PaneScrollParams, PaneSendInputParams, PaneSendKeysParams,
+    PaneSendTextParams, PaneWaitForOutputParams,
+};
 use std::time::Duration;
 
 use herdr_protocol::api::{
-    ApiError, ApiResult, PaneInfo, PaneProcessInfo, PaneProcessInfoProcess, PaneReadResult, PaneScrollInfo,
-    ReadFormat, ReadSource,
+    ApiError, ApiResult, ErrorCode, PaneInfo, PaneProcessInfo, PaneProcessInfoProcess, PaneReadResult,
+    PaneScrollInfo, ReadFormat, ReadSource,
 };
 use herdr_protocol::ipc::{self, Matcher, ReadSpec, WorkerRequest, WorkerResponse};
-use serde::Deserialize;
 
-use super::envelope::{Failure, Request, params};
+use super::envelope::Failure;
 use crate::session::PaneKey;
 use crate::state::Shared;
 
@@ -87,20 +90,10 @@ pub(super) fn read_result(
     }
 }
 
-#[derive(Deserialize)]
-struct ReadParams {
-    pane_id: String,
-    source: ReadSource,
-    lines: Option<u32>,
-    #[serde(default)]
-    format: ReadFormat,
-}
-
-pub async fn read(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: ReadParams = params(req)?;
+pub async fn read(shared: &Shared, p: PaneReadParams) -> Result<ApiResult, Failure> {
     let target = resolve(shared, Some(&p.pane_id))?;
     // Detection text is always plain.
-    let format = if p.source == ReadSource::Detection { ReadFormat::Text } else { p.format };
+    let format = if p.source == ReadSource::Detection { ReadFormat::Text } else { p.format() };
     match ask(shared, &target, WorkerRequest::Read(read_spec(p.source, p.lines, format))).await? {
         WorkerResponse::Read(out) => {
             Ok(ApiResult::PaneRead { read: Box::new(read_result(&target, p.source, format, out)) })
@@ -109,54 +102,24 @@ pub async fn read(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> 
     }
 }
 
-#[derive(Deserialize)]
-struct SendTextParams {
-    pane_id: String,
-    text: String,
-}
-
-pub async fn send_text(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: SendTextParams = params(req)?;
+pub async fn send_text(shared: &Shared, p: PaneSendTextParams) -> Result<ApiResult, Failure> {
     let target = resolve(shared, Some(&p.pane_id))?;
     expect_ok(ask(shared, &target, WorkerRequest::SendText(p.text)).await?)
 }
 
-#[derive(Deserialize)]
-struct SendKeysParams {
-    pane_id: String,
-    keys: Vec<String>,
-}
-
-pub async fn send_keys(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: SendKeysParams = params(req)?;
+pub async fn send_keys(shared: &Shared, p: PaneSendKeysParams) -> Result<ApiResult, Failure> {
     let target = resolve(shared, Some(&p.pane_id))?;
     expect_ok(ask(shared, &target, WorkerRequest::SendKeys(p.keys)).await?)
 }
 
-#[derive(Deserialize)]
-struct SendInputParams {
-    pane_id: String,
-    text: Option<String>,
-    #[serde(default)]
-    keys: Vec<String>,
-}
-
-pub async fn send_input(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: SendInputParams = params(req)?;
+pub async fn send_input(shared: &Shared, p: PaneSendInputParams) -> Result<ApiResult, Failure> {
     let target = resolve(shared, Some(&p.pane_id))?;
     expect_ok(ask(shared, &target, WorkerRequest::SendInput { text: p.text, keys: p.keys }).await?)
 }
 
-#[derive(Deserialize)]
-struct ScrollParams {
-    pane_id: String,
-    offset_from_bottom: u64,
-}
-
 /// `pane.scroll`: puts the pane's viewport this many rows above the live screen (clamped to its
 /// history; 0 follows output again). A visible pane shows the scrolled view at once.
-pub async fn scroll(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: ScrollParams = params(req)?;
+pub async fn scroll(shared: &Shared, p: PaneScrollParams) -> Result<ApiResult, Failure> {
     let target = resolve(shared, Some(&p.pane_id))?;
     let to = match u32::try_from(p.offset_from_bottom).unwrap_or(u32::MAX) {
         0 => ipc::ScrollTo::Bottom,
@@ -191,25 +154,16 @@ fn expect_ok(response: WorkerResponse) -> Result<ApiResult, Failure> {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(tag = "type", content = "value", rename_all = "snake_case")]
-pub(super) enum MatchParam {
-    Substring(String),
-    Regex(String),
-}
-
-impl MatchParam {
-    /// The worker's matcher; a regex is checked here so a bad one is refused before anything runs.
-    pub(super) fn compile(self) -> Result<Matcher, ApiError> {
-        Ok(match self {
-            MatchParam::Substring(s) => Matcher::Substring(s),
-            MatchParam::Regex(r) => {
-                regex::Regex::new(&r)
-                    .map_err(|e| ApiError::new("invalid_regex", format!("invalid regex: {e}")))?;
-                Matcher::Regex(r)
-            }
-        })
-    }
+/// The worker's matcher; a regex is checked here so a bad one is refused before anything runs.
+pub(super) fn compile_match(matcher: OutputMatch) -> Result<Matcher, ApiError> {
+    Ok(match matcher {
+        OutputMatch::Substring(s) => Matcher::Substring(s),
+        OutputMatch::Regex(r) => {
+            regex::Regex::new(&r)
+                .map_err(|e| ApiError::new(ErrorCode::InvalidRegex, format!("invalid regex: {e}")))?;
+            Matcher::Regex(r)
+        }
+    })
 }
 
 /// Waits and watches on `recent` read the unwrapped log, as upstream does.
@@ -217,26 +171,8 @@ pub(super) fn wait_source(source: ReadSource) -> ReadSource {
     if source == ReadSource::Recent { ReadSource::RecentUnwrapped } else { source }
 }
 
-#[derive(Deserialize)]
-struct WaitParams {
-    pane_id: String,
-    source: ReadSource,
-    lines: Option<u32>,
-    #[serde(rename = "match")]
-    matcher: MatchParam,
-    timeout_ms: Option<u64>,
-}
-
-pub async fn wait_for_output(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: WaitParams = params(req)?;
-    let matcher = match p.matcher {
-        MatchParam::Substring(s) => Matcher::Substring(s),
-        MatchParam::Regex(r) => {
-            regex::Regex::new(&r)
-                .map_err(|e| ApiError::new("invalid_regex", format!("invalid regex: {e}")))?;
-            Matcher::Regex(r)
-        }
-    };
+pub async fn wait_for_output(shared: &Shared, p: PaneWaitForOutputParams) -> Result<ApiResult, Failure> {
+    let matcher = compile_match(p.matcher)?;
     let target = resolve(shared, Some(&p.pane_id))?;
     let source = wait_source(p.source);
     let body = WorkerRequest::WaitOutput { read: read_spec(source, p.lines, ReadFormat::Text), matcher };
@@ -244,7 +180,7 @@ pub async fn wait_for_output(shared: &Shared, req: &Request) -> Result<ApiResult
     let response = match p.timeout_ms {
         Some(ms) => tokio::time::timeout(Duration::from_millis(ms), asked)
             .await
-            .map_err(|_| ApiError::new("timeout", "timed out waiting for output match"))??,
+            .map_err(|_| ApiError::new(ErrorCode::Timeout, "timed out waiting for output match"))??,
         None => asked.await?,
     };
     match response {
@@ -258,13 +194,7 @@ pub async fn wait_for_output(shared: &Shared, req: &Request) -> Result<ApiResult
     }
 }
 
-#[derive(Deserialize)]
-struct ProcessInfoParams {
-    pane_id: Option<String>,
-}
-
-pub async fn process_info(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: ProcessInfoParams = params(req)?;
+pub async fn process_info(shared: &Shared, p: OptionalPane) -> Result<ApiResult, Failure> {
     let target = resolve(shared, p.pane_id.as_deref())?;
     match ask(shared, &target, WorkerRequest::ProcessInfo).await? {
         WorkerResponse::ProcessInfo(info) => Ok(ApiResult::PaneProcessInfo {

@@ -1,10 +1,13 @@
 //! `ping` and `server.*`.
 
-use herdr_protocol::api::ApiError;
+use std::path::PathBuf;
+
+use herdr_protocol::api::requests::ServerLiveHandoffParams;
+use herdr_protocol::api::{ApiError, ErrorCode};
 use herdr_protocol::api::{ApiResult, ServerCapabilities};
 use herdr_protocol::{HERDR_VERSION, PROTOCOL_VERSION};
 
-use super::envelope::{Failure, Request};
+use super::envelope::Failure;
 use crate::handoff::{self, HandoffError};
 use crate::state::Shared;
 
@@ -29,13 +32,16 @@ pub fn ping() -> ApiResult {
 
 /// `server.live_handoff`: answers `ok` once the new binary serves the session (the caller's
 /// connection is the last this supervisor answers); any failure leaves this one serving.
-pub async fn live_handoff(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let params: handoff::Params = serde_json::from_value(req.params.clone())
-        .map_err(|e| Failure::BadRequest(format!("invalid server.live_handoff params: {e}")))?;
+pub async fn live_handoff(shared: &Shared, p: ServerLiveHandoffParams) -> Result<ApiResult, Failure> {
+    let params = handoff::Params {
+        import_exe: p.import_exe.map(PathBuf::from),
+        expected_protocol: p.expected_protocol,
+        expected_version: p.expected_version,
+    };
     let Some(shared) = shared.arc() else { return Err(ApiError::internal("supervisor is stopping").into()) };
     match handoff::export(&shared, params).await {
         Ok(()) => Ok(ApiResult::Ok),
-        Err(e @ HandoffError::Busy) => Err(ApiError::new("handoff_in_progress", e.to_string()).into()),
-        Err(e) => Err(ApiError::new("handoff_failed", e.to_string()).into()),
+        Err(e @ HandoffError::Busy) => Err(ApiError::new(ErrorCode::HandoffInProgress, e.to_string()).into()),
+        Err(e) => Err(ApiError::new(ErrorCode::HandoffFailed, e.to_string()).into()),
     }
 }

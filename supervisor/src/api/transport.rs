@@ -4,6 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use herdr_protocol::api::requests::{EventsRequest, ServerRequest};
+use herdr_protocol::api::{Request, RequestEnvelope};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixStream;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
@@ -32,31 +34,35 @@ pub async fn serve(shared: Arc<Shared>, stream: UnixStream) {
     if line.trim().is_empty() {
         return;
     }
-    let req = match envelope::parse(&line) {
-        Ok(req) => req,
+    let RequestEnvelope { id, request } = match envelope::parse(&line) {
+        Ok(envelope) => envelope,
         Err(msg) => {
             let _ = write_line(&mut writer, &envelope::bad_request_line(&msg)).await;
             return;
         }
     };
-    if req.method == "events.subscribe" {
-        events::subscribe(&shared, &req, reader, writer).await;
-        return;
-    }
-    let outcome = if dispatch::waits(&req.method) {
+    let request = match request {
+        Request::Events(EventsRequest::Subscribe(p)) => {
+            events::subscribe(&shared, &id, p, reader, writer).await;
+            return;
+        }
+        other => other,
+    };
+    // A committed handoff stops this supervisor too, ending nothing (`server::run`).
+    let stops = matches!(request, Request::Server(ServerRequest::Stop(_) | ServerRequest::LiveHandoff(_)));
+    let outcome = if dispatch::waits(&request) {
         // Long waits are abandoned when the client goes away.
         let mut swapping = shared.handoff.swapping();
         tokio::select! {
-            outcome = dispatch::dispatch(&shared, &req) => outcome,
+            outcome = dispatch::dispatch(&shared, request) => outcome,
             () = hangup(&mut reader) => return,
             () = crate::handoff::began(&mut swapping) => Err(crate::handoff::ended_error().into()),
         }
     } else {
-        dispatch::dispatch(&shared, &req).await
+        dispatch::dispatch(&shared, request).await
     };
-    let _ = write_line(&mut writer, &envelope::outcome_line(&req.id, &outcome)).await;
-    // A committed handoff stops this supervisor too, ending nothing (`server::run`).
-    if matches!(req.method.as_str(), "server.stop" | "server.live_handoff") && outcome.is_ok() {
+    let _ = write_line(&mut writer, &envelope::outcome_line(&id, &outcome)).await;
+    if stops && outcome.is_ok() {
         shared.begin_shutdown();
     }
 }

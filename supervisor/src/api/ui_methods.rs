@@ -2,10 +2,10 @@
 //! desktop notification, in the foreground client) and `server.reload_config` (re-read
 //! `config.toml` and apply it to every client). The work itself is in [`crate::clients`].
 
-use herdr_protocol::api::{ApiError, ApiResult, NotificationShowReason};
-use serde::Deserialize;
+use herdr_protocol::api::requests::{NotificationShowParams, NotificationSound};
+use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, NotificationShowReason};
 
-use super::envelope::{Failure, Request, params};
+use super::envelope::Failure;
 use crate::clients::notify::{self, Alert, Delivery};
 use crate::clients::reload_config;
 use crate::state::Shared;
@@ -14,52 +14,11 @@ use crate::state::Shared;
 const MAX_TITLE: usize = 80;
 const MAX_BODY: usize = 240;
 
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-enum Position {
-    TopLeft,
-    TopRight,
-    BottomLeft,
-    BottomRight,
-}
-
-impl Position {
-    fn name(&self) -> &'static str {
-        match self {
-            Position::TopLeft => "top-left",
-            Position::TopRight => "top-right",
-            Position::BottomLeft => "bottom-left",
-            Position::BottomRight => "bottom-right",
-        }
-    }
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum Sound {
-    #[default]
-    None,
-    Done,
-    Request,
-}
-
-#[derive(Debug, Deserialize)]
-struct ShowParams {
-    title: String,
-    #[serde(default)]
-    body: Option<String>,
-    #[serde(default)]
-    position: Option<Position>,
-    #[serde(default)]
-    sound: Option<Sound>,
-}
-
 /// `notification.show {title, body?, position?, sound?}` → `notification_show`.
-pub fn notification_show(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: ShowParams = params(req)?;
+pub fn notification_show(shared: &Shared, p: NotificationShowParams) -> Result<ApiResult, Failure> {
     let title = notify::sanitize(&p.title, MAX_TITLE);
     if title.is_empty() {
-        return Err(ApiError::new("invalid_params", "title must not be empty").into());
+        return Err(ApiError::new(ErrorCode::InvalidParams, "title must not be empty").into());
     }
     let body = p.body.map(|b| notify::sanitize(&b, MAX_BODY)).filter(|b| !b.is_empty());
     let config = shared.screens.config();
@@ -74,7 +33,7 @@ pub fn notification_show(shared: &Shared, req: &Request) -> Result<ApiResult, Fa
         Some(position) => position.name().to_owned(),
         None => config.ui.toast.herdr_position.to_owned(),
     };
-    let sound = !matches!(p.sound.unwrap_or_default(), Sound::None)
+    let sound = !matches!(p.sound.unwrap_or_default(), NotificationSound::None)
         && config.ui.sound.enabled
         && !notify::sound_disabled_by_env();
     let shown = shared.screens.alert(Alert { title, body, delivery: Some(delivery), position, sound });
@@ -143,11 +102,14 @@ mod tests {
 
     #[test]
     fn show_params_follow_the_schema() {
-        let p: ShowParams =
+        let p: NotificationShowParams =
             serde_json::from_value(json!({"title": "t", "position": "top-left", "sound": "done"}))
                 .expect("parse");
         assert_eq!(p.position.map(|p| p.name()), Some("top-left"));
-        assert!(matches!(p.sound, Some(Sound::Done)));
-        assert!(serde_json::from_value::<ShowParams>(json!({"title": "t", "position": "middle"})).is_err());
+        assert!(matches!(p.sound, Some(NotificationSound::Done)));
+        assert!(
+            serde_json::from_value::<NotificationShowParams>(json!({"title": "t", "position": "middle"}))
+                .is_err()
+        );
     }
 }

@@ -6,8 +6,9 @@
 //! custom commands, the scrollback editor and the goto picker).
 //! Context menus build their items' steps here too, so a menu's Close asks as `prefix+x` does.
 
-use herdr_protocol::api::{PaneDirection, SessionSnapshot};
-use serde_json::{Value, json};
+use herdr_protocol::api::{Request, SessionSnapshot, SplitDirection};
+
+use super::calls;
 
 use super::confirm::{CloseConfirm, CloseTarget};
 use super::dialog::RenameTarget;
@@ -42,8 +43,8 @@ impl Prompts {
 
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Step {
-    /// Run this session method.
-    Call(&'static str, Value),
+    /// Run this session request.
+    Call(Request),
     Detach,
     /// Collapse or expand this client's sidebar.
     ToggleSidebar,
@@ -68,7 +69,7 @@ pub(super) enum UiStep {
     Confirm(CloseConfirm),
     /// Run this creating method (`tab.create`, `workspace.create`), then open the rename dialog
     /// for what it created (`ui.prompt_new_tab_name`, `ui.prompt_new_workspace_name`).
-    CreateAndName(&'static str, Value),
+    CreateAndName(Request),
     /// Focus the pane this client had focused before the current one, skipping closed panes.
     LastPane,
     /// Navigate mode: move the workspace selection down (`forward`) or up, wrapping.
@@ -123,18 +124,12 @@ pub(super) fn step_for(action: &Action, snapshot: &SessionSnapshot, prompts: Pro
             let label = snapshot.panes.iter().find(|p| &p.pane_id == pane).and_then(|p| p.label.as_ref());
             rename(RenameTarget::Pane(pane.clone()), label)
         }
-        Action::SplitVertical => split(pane, "right"),
-        Action::SplitHorizontal => split(pane, "down"),
-        Action::FocusPane(direction) => {
-            Step::Call("pane.focus_direction", json!({ "pane_id": pane, "direction": wire(*direction) }))
-        }
-        Action::SwapPane(direction) => {
-            Step::Call("pane.swap", json!({ "pane_id": pane, "direction": wire(*direction) }))
-        }
-        Action::Resize(direction) => {
-            Step::Call("pane.resize", json!({ "pane_id": pane, "direction": wire(*direction) }))
-        }
-        Action::Zoom => Step::Call("pane.zoom", json!({ "pane_id": pane })),
+        Action::SplitVertical => Step::Call(calls::split(pane, SplitDirection::Right, None)),
+        Action::SplitHorizontal => Step::Call(calls::split(pane, SplitDirection::Down, None)),
+        Action::FocusPane(direction) => Step::Call(calls::focus_direction(pane, *direction)),
+        Action::SwapPane(direction) => Step::Call(calls::swap_direction(pane, *direction)),
+        Action::Resize(direction) => Step::Call(calls::resize(pane, *direction)),
+        Action::Zoom => Step::Call(calls::zoom(pane, None)),
         Action::ClosePane => close(CloseTarget::Pane(pane.clone()), snapshot, prompts),
         Action::CyclePane { forward } => cycle_pane(snapshot, tab, pane, *forward),
         _ => Step::NotBuilt,
@@ -149,9 +144,9 @@ fn plan_without_focus(action: &Action, snapshot: &SessionSnapshot, prompts: Prom
         Action::Help => Step::Help,
         Action::ReloadConfig => Step::ReloadConfig,
         Action::NewWorkspace if prompts.name_new_workspace => {
-            Step::Ui(UiStep::CreateAndName("workspace.create", json!({ "focus": true })))
+            Step::Ui(UiStep::CreateAndName(calls::new_workspace()))
         }
-        Action::NewWorkspace => Step::Call("workspace.create", json!({ "focus": true })),
+        Action::NewWorkspace => Step::Call(calls::new_workspace()),
         Action::LastPane => Step::Ui(UiStep::LastPane),
         Action::NextAgent => agent_step(snapshot, true),
         Action::PreviousAgent => agent_step(snapshot, false),
@@ -162,7 +157,7 @@ fn plan_without_focus(action: &Action, snapshot: &SessionSnapshot, prompts: Prom
         Action::JumpWorkspace(number) => {
             match snapshot.workspaces.get(usize::from(*number).wrapping_sub(1)) {
                 Some(w) if Some(&w.workspace_id) != snapshot.focused_workspace_id.as_ref() => {
-                    Step::Call("workspace.focus", json!({ "workspace_id": w.workspace_id }))
+                    Step::Call(calls::focus_workspace(&w.workspace_id))
                 }
                 _ => Step::Nothing,
             }
@@ -180,18 +175,13 @@ pub(super) fn close(target: CloseTarget, snapshot: &SessionSnapshot, prompts: Pr
     if prompts.confirm_close {
         return Step::Ui(UiStep::Confirm(CloseConfirm::new(target, snapshot)));
     }
-    let (method, params) = target.call();
-    Step::Call(method, params)
+    Step::Call(target.call())
 }
 
 /// A new focused tab in `workspace`, named right away when `prompts.name_new_tab`.
 pub(super) fn new_tab(workspace: &str, prompts: Prompts) -> Step {
-    let params = json!({ "workspace_id": workspace, "focus": true });
-    if prompts.name_new_tab {
-        Step::Ui(UiStep::CreateAndName("tab.create", params))
-    } else {
-        Step::Call("tab.create", params)
-    }
+    let request = calls::new_tab(workspace);
+    if prompts.name_new_tab { Step::Ui(UiStep::CreateAndName(request)) } else { Step::Call(request) }
 }
 
 /// The next (or previous) pane with a detected agent, in the sidebar's agents-panel order (the
@@ -212,7 +202,7 @@ fn agent_step(snapshot: &SessionSnapshot, forward: bool) -> Step {
     if Some(next) == current {
         return Step::Nothing;
     }
-    Step::Call("pane.focus", json!({ "pane_id": panes[next] }))
+    Step::Call(calls::focus_pane(panes[next]))
 }
 
 fn rename(target: RenameTarget, current: Option<&String>) -> Step {
@@ -232,17 +222,9 @@ pub(super) fn move_selection(selected: Option<usize>, count: usize, forward: boo
 /// The step that switches to workspace `index` (nothing when it is the focused one or gone).
 pub(super) fn focus_workspace(snapshot: &SessionSnapshot, index: usize) -> Step {
     match snapshot.workspaces.get(index) {
-        Some(w) if !w.focused => Step::Call("workspace.focus", json!({ "workspace_id": w.workspace_id })),
+        Some(w) if !w.focused => Step::Call(calls::focus_workspace(&w.workspace_id)),
         _ => Step::Nothing,
     }
-}
-
-fn wire(direction: PaneDirection) -> Value {
-    serde_json::to_value(direction).unwrap_or(Value::Null)
-}
-
-fn split(pane: &str, direction: &str) -> Step {
-    Step::Call("pane.split", json!({ "target_pane_id": pane, "direction": direction, "focus": true }))
 }
 
 /// Focuses the tab of the focused workspace at `pick(current index, tab count)`.
@@ -256,7 +238,7 @@ fn tab_step(
         snapshot.tabs.iter().filter(|t| t.workspace_id == workspace).map(|t| t.tab_id.as_str()).collect();
     let Some(current) = tabs.iter().position(|t| *t == tab) else { return Step::Nothing };
     match tabs.get(pick(current, tabs.len())) {
-        Some(target) if *target != tab => Step::Call("tab.focus", json!({ "tab_id": target })),
+        Some(target) if *target != tab => Step::Call(calls::focus_tab(target)),
         _ => Step::Nothing,
     }
 }
@@ -271,7 +253,7 @@ fn workspace_step(snapshot: &SessionSnapshot, forward: bool) -> Step {
     if next == current {
         return Step::Nothing;
     }
-    Step::Call("workspace.focus", json!({ "workspace_id": ids[next] }))
+    Step::Call(calls::focus_workspace(ids[next]))
 }
 
 /// The next (or previous) pane of the focused tab in layout order.
@@ -284,12 +266,15 @@ fn cycle_pane(snapshot: &SessionSnapshot, tab: &str, pane: &str, forward: bool) 
     if next == current {
         return Step::Nothing;
     }
-    Step::Call("pane.focus", json!({ "pane_id": ids[next] }))
+    Step::Call(calls::focus_pane(ids[next]))
 }
 
 #[cfg(test)]
 mod tests {
     use herdr_protocol::ipc::IdentityReason;
+    use serde_json::{Value, json};
+
+    use crate::clients::calls::wire;
 
     use super::*;
     use crate::session::Session;
@@ -297,7 +282,7 @@ mod tests {
     const ASKING: Prompts = Prompts { confirm_close: true, name_new_tab: true, name_new_workspace: true };
 
     fn call(session: &mut Session, method: &str, params: Value) {
-        assert!(matches!(session.handle(method, params), Some(Ok(_))), "{method}");
+        assert!(matches!(session.handle_json(method, params), Some(Ok(_))), "{method}");
     }
 
     #[test]
@@ -316,12 +301,11 @@ mod tests {
         for (action, target) in cases {
             let asked = step_for(&action, &snapshot, ASKING);
             assert_eq!(asked, Step::Ui(UiStep::Confirm(CloseConfirm::new(target.clone(), &snapshot))));
-            let (method, params) = target.call();
-            assert_eq!(step_for(&action, &snapshot, Prompts::NONE), Step::Call(method, params), "{action:?}");
+            assert_eq!(step_for(&action, &snapshot, Prompts::NONE), Step::Call(target.call()), "{action:?}");
         }
         assert_eq!(
             step_for(&Action::CloseWorkspace, &snapshot, Prompts::NONE),
-            Step::Call("workspace.close", json!({ "workspace_id": workspace }))
+            Step::Call(wire("workspace.close", json!({ "workspace_id": workspace })))
         );
     }
 
@@ -334,18 +318,21 @@ mod tests {
         let tab_params = json!({ "workspace_id": workspace, "focus": true });
         assert_eq!(
             step_for(&Action::NewTab, &snapshot, ASKING),
-            Step::Ui(UiStep::CreateAndName("tab.create", tab_params.clone()))
+            Step::Ui(UiStep::CreateAndName(wire("tab.create", tab_params.clone())))
         );
-        assert_eq!(step_for(&Action::NewTab, &snapshot, Prompts::NONE), Step::Call("tab.create", tab_params));
+        assert_eq!(
+            step_for(&Action::NewTab, &snapshot, Prompts::NONE),
+            Step::Call(wire("tab.create", tab_params))
+        );
         let workspace_params = json!({ "focus": true });
         assert_eq!(
             step_for(&Action::NewWorkspace, &snapshot, ASKING),
-            Step::Ui(UiStep::CreateAndName("workspace.create", workspace_params.clone()))
+            Step::Ui(UiStep::CreateAndName(wire("workspace.create", workspace_params.clone())))
         );
         let only_tabs = Prompts { name_new_workspace: false, ..ASKING };
         assert_eq!(
             step_for(&Action::NewWorkspace, &snapshot, only_tabs),
-            Step::Call("workspace.create", workspace_params)
+            Step::Call(wire("workspace.create", workspace_params))
         );
         assert_eq!(step_for(&Action::LastPane, &snapshot, ASKING), Step::Ui(UiStep::LastPane));
     }
@@ -366,7 +353,7 @@ mod tests {
         let snapshot = session.snapshot();
         let agents: Vec<String> = snapshot.agents.iter().map(|a| a.pane_id.clone()).collect();
         assert_eq!(agents.len(), 2);
-        let focus = |pane: &str| Step::Call("pane.focus", json!({ "pane_id": pane }));
+        let focus = |pane: &str| Step::Call(wire("pane.focus", json!({ "pane_id": pane })));
         // From a pane without an agent: next is the first agent, previous the last.
         assert_eq!(step_for(&Action::NextAgent, &snapshot, ASKING), focus(&agents[0]));
         assert_eq!(step_for(&Action::PreviousAgent, &snapshot, ASKING), focus(&agents[1]));

@@ -11,7 +11,7 @@ use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use herdr_protocol::api::SessionSnapshot;
+use herdr_protocol::api::{SessionSnapshot, SplitDirection};
 
 use crate::ServerConfig;
 use crate::config::CustomCommand;
@@ -23,7 +23,7 @@ pub(super) enum CommandPlan {
     Shell { command: String, cwd: Option<String>, env: Vec<(String, String)> },
     /// A new focused pane split from `target` toward `direction` (`right` or `down`) running
     /// `argv`, zoomed when `zoom`; it closes when the program exits.
-    Pane { target: String, direction: &'static str, argv: Vec<String>, zoom: bool },
+    Pane { target: String, direction: SplitDirection, argv: Vec<String>, zoom: bool },
     /// The command cannot run here; the reason becomes a toast.
     Refused(String),
 }
@@ -69,11 +69,11 @@ fn focus(snapshot: &SessionSnapshot) -> Option<(&str, &str, &str)> {
 
 /// Side by side when the pane is at least twice as wide as tall (cells are about twice as tall
 /// as wide), else stacked: the new pane gets the roomier half.
-fn direction(snapshot: &SessionSnapshot, pane: &str) -> &'static str {
+fn direction(snapshot: &SessionSnapshot, pane: &str) -> SplitDirection {
     let rect = snapshot.layouts.iter().flat_map(|l| &l.panes).find(|p| p.pane_id == pane).map(|p| p.rect);
     match rect {
-        Some(r) if u32::from(r.width) < 2 * u32::from(r.height) => "down",
-        _ => "right",
+        Some(r) if u32::from(r.width) < 2 * u32::from(r.height) => SplitDirection::Down,
+        _ => SplitDirection::Right,
     }
 }
 

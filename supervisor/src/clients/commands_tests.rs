@@ -36,7 +36,7 @@ fn command(kind: &'static str, description: Option<&str>) -> CustomCommand {
 /// A session 120x40 with one workspace whose only pane is focused.
 fn session() -> Session {
     let mut session = Session::new(120, 40);
-    assert!(matches!(session.handle("workspace.create", json!({ "focus": true })), Some(Ok(_))));
+    assert!(matches!(session.handle_json("workspace.create", json!({ "focus": true })), Some(Ok(_))));
     session
 }
 
@@ -47,11 +47,16 @@ fn pane_and_popup_commands_split_the_focused_pane_running_sh_c() {
     let argv: Vec<String> = ["sh", "-c", "lazygit --all"].map(str::to_owned).to_vec();
     assert_eq!(
         plan(&command("pane", None), &snapshot, &server()),
-        Some(CommandPlan::Pane { target: pane.clone(), direction: "right", argv: argv.clone(), zoom: false })
+        Some(CommandPlan::Pane {
+            target: pane.clone(),
+            direction: SplitDirection::Right,
+            argv: argv.clone(),
+            zoom: false
+        })
     );
     assert_eq!(
         plan(&command("popup", None), &snapshot, &server()),
-        Some(CommandPlan::Pane { target: pane, direction: "right", argv, zoom: true })
+        Some(CommandPlan::Pane { target: pane, direction: SplitDirection::Right, argv, zoom: true })
     );
 }
 
@@ -60,7 +65,7 @@ fn a_narrow_pane_splits_stacked() {
     let mut session = session();
     for _ in 0..2 {
         assert!(matches!(
-            session.handle("pane.split", json!({ "direction": "right", "focus": true })),
+            session.handle_json("pane.split", json!({ "direction": "right", "focus": true })),
             Some(Ok(_))
         ));
     }
@@ -68,7 +73,7 @@ fn a_narrow_pane_splits_stacked() {
     let Some(CommandPlan::Pane { direction, .. }) = plan(&command("pane", None), &snapshot, &server()) else {
         panic!("a pane plan");
     };
-    assert_eq!(direction, "down", "{:?}", snapshot.layouts);
+    assert_eq!(direction, SplitDirection::Down, "{:?}", snapshot.layouts);
 }
 
 #[test]

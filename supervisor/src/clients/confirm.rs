@@ -5,9 +5,9 @@
 //! Not here: drawing ([`crate::render::draw_modal`]), whether to ask at all (`ui.confirm_close`,
 //! decided by [`super::actions`]), or the session call itself.
 
-use herdr_protocol::api::SessionSnapshot;
-use serde_json::{Value, json};
+use herdr_protocol::api::{Request, SessionSnapshot};
 
+use super::calls;
 use crate::keymap::{KeyCode, KeyEvent, Modifiers};
 use crate::render::ModalView;
 
@@ -20,12 +20,12 @@ pub(super) enum CloseTarget {
 }
 
 impl CloseTarget {
-    /// The session method and params that close the target.
-    pub(super) fn call(&self) -> (&'static str, Value) {
+    /// The session request that closes the target.
+    pub(super) fn call(&self) -> Request {
         match self {
-            CloseTarget::Workspace(id) => ("workspace.close", json!({ "workspace_id": id })),
-            CloseTarget::Tab(id) => ("tab.close", json!({ "tab_id": id })),
-            CloseTarget::Pane(id) => ("pane.close", json!({ "pane_id": id })),
+            CloseTarget::Workspace(id) => calls::close_workspace(id),
+            CloseTarget::Tab(id) => calls::close_tab(id),
+            CloseTarget::Pane(id) => calls::close_pane(id),
         }
     }
 }
@@ -117,6 +117,9 @@ fn panes(n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    use crate::clients::calls::wire;
     use herdr_protocol::ipc::IdentityReason;
 
     use crate::session::Session;
@@ -130,10 +133,10 @@ mod tests {
             ("tab.create", json!({ "focus": false, "label": "logs" })),
             ("pane.split", json!({ "direction": "right", "focus": true })),
         ] {
-            assert!(matches!(session.handle(method, params), Some(Ok(_))), "{method}");
+            assert!(matches!(session.handle_json(method, params), Some(Ok(_))), "{method}");
         }
         let focused = session.snapshot().focused_pane_id.expect("a focused pane");
-        let named = session.handle("pane.rename", json!({ "pane_id": focused, "label": "editor" }));
+        let named = session.handle_json("pane.rename", json!({ "pane_id": focused, "label": "editor" }));
         assert!(matches!(named, Some(Ok(_))));
         session.snapshot()
     }
@@ -163,13 +166,16 @@ mod tests {
         let workspace = snapshot.focused_workspace_id.clone().expect("a workspace");
         let ws = CloseConfirm::new(CloseTarget::Workspace(workspace.clone()), &snapshot);
         assert_eq!(question(&ws), ("close workspace \"api\"?".into(), "2 tabs, 3 panes".into()));
-        assert_eq!(ws.target().call(), ("workspace.close", json!({ "workspace_id": workspace })));
+        assert_eq!(ws.target().call(), (wire("workspace.close", json!({ "workspace_id": workspace }))));
     }
 
     #[test]
     fn a_pane_with_an_agent_says_so() {
         let mut session = Session::new(120, 40);
-        session.handle("workspace.create", json!({ "focus": true })).expect("a method").expect("created");
+        session
+            .handle_json("workspace.create", json!({ "focus": true }))
+            .expect("a method")
+            .expect("created");
         let pane = session.snapshot().focused_pane_id.expect("a focused pane");
         let key = session.resolve_pane(&pane).expect("the pane resolves");
         session.agent_identity(key, Some("claude".into()), IdentityReason::Detected);
@@ -187,6 +193,6 @@ mod tests {
         assert_eq!(confirm.key(KeyEvent::plain(KeyCode::Esc)), ConfirmKey::Cancel);
         assert_eq!(confirm.key(KeyEvent::plain(KeyCode::Char('x'))), ConfirmKey::Stay);
         assert_eq!(confirm.key(KeyEvent::ctrl('y')), ConfirmKey::Stay);
-        assert_eq!(confirm.target().call(), ("tab.close", json!({ "tab_id": "w1:t1" })));
+        assert_eq!(confirm.target().call(), (wire("tab.close", json!({ "tab_id": "w1:t1" }))));
     }
 }

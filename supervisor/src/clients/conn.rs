@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use herdr_protocol::client::{ClientToServer, ServerToClient, ShutdownReason, check_hello_version};
 use herdr_protocol::ipc::{FrameDecoder, WorkerRequest, encode_frame};
-use serde_json::json;
 use tokio::net::UnixStream;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
@@ -151,8 +150,7 @@ fn set_client_focus(hub: &Hub, focused: bool) {
 /// A client attaching to an empty session gets a first workspace, as a fresh `herdr` does.
 async fn ensure_workspace(hub: &Hub) {
     let empty = hub.shared.session().snapshot().workspaces.is_empty();
-    if empty && let Some(Err(e)) = hub.shared.session_call("workspace.create", json!({ "focus": true })).await
-    {
+    if empty && let Some(Err(e)) = hub.shared.session_call(super::calls::new_workspace()).await {
         log::warn!("could not create the first workspace for a client: {e:?}");
     }
 }
@@ -345,8 +343,9 @@ impl Connection {
     /// Carries out a planned step (a keymap action's or a menu item's).
     async fn carry_out(&mut self, step: Step) -> Option<ReadEnd> {
         match step {
-            Step::Call(method, params) => {
-                if let Some(Err(e)) = self.hub.shared.session_call(method, params).await {
+            Step::Call(request) => {
+                let method = request.method();
+                if let Some(Err(e)) = self.hub.shared.session_call(request).await {
                     log::debug!("{method} failed: {e:?}");
                 }
             }

@@ -6,8 +6,9 @@
 //!
 //! Not here: drawing ([`crate::render::draw_dialog`]) or the session call itself.
 
-use herdr_protocol::api::ApiResult;
-use serde_json::{Value, json};
+use herdr_protocol::api::{ApiResult, Request};
+
+use super::calls;
 
 use crate::keymap::{KeyCode, KeyEvent, Modifiers};
 use crate::render::DialogView;
@@ -120,23 +121,21 @@ impl RenameDialog {
         }
     }
 
-    /// The session method and params that apply the text; `None` when the name is the one the
+    /// The session request that applies the text; `None` when the name is the one the
     /// dialog opened with (renaming a default label to itself would pin it). An empty name
     /// clears a pane's name; workspaces and tabs get their default label back (the session
     /// treats a blank label so).
-    pub(super) fn apply(&self) -> Option<(&'static str, Value)> {
+    pub(super) fn apply(&self) -> Option<Request> {
         let text = self.text();
         let label = text.trim();
         if label == self.initial.trim() {
             return None;
         }
         Some(match &self.target {
-            RenameTarget::Workspace(id) => {
-                ("workspace.rename", json!({ "workspace_id": id, "label": label }))
-            }
-            RenameTarget::Tab(id) => ("tab.rename", json!({ "tab_id": id, "label": label })),
-            RenameTarget::Pane(id) if label.is_empty() => ("pane.rename", json!({ "pane_id": id })),
-            RenameTarget::Pane(id) => ("pane.rename", json!({ "pane_id": id, "label": label })),
+            RenameTarget::Workspace(id) => calls::rename_workspace(id, label),
+            RenameTarget::Tab(id) => calls::rename_tab(id, label),
+            RenameTarget::Pane(id) if label.is_empty() => calls::rename_pane(id, None),
+            RenameTarget::Pane(id) => calls::rename_pane(id, Some(label)),
         })
     }
 
@@ -165,6 +164,9 @@ fn typed(c: char, mods: Modifiers) -> Option<char> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
+
+    use crate::clients::calls::wire;
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::plain(code)
@@ -187,7 +189,7 @@ mod tests {
         type_str(&mut dialog, "-2");
         assert_eq!(dialog.text(), "main-2");
         assert_eq!(dialog.key(key(KeyCode::Enter)), DialogKey::Apply);
-        assert_eq!(dialog.apply(), Some(("tab.rename", json!({ "tab_id": "w1:t1", "label": "main-2" }))));
+        assert_eq!(dialog.apply(), Some(wire("tab.rename", json!({ "tab_id": "w1:t1", "label": "main-2" }))));
     }
 
     #[test]
@@ -252,23 +254,23 @@ mod tests {
         type_str(&mut workspace, "x");
         assert_eq!(
             workspace.apply(),
-            Some(("workspace.rename", json!({ "workspace_id": "w2", "label": "api x" })))
+            Some(wire("workspace.rename", json!({ "workspace_id": "w2", "label": "api x" })))
         );
         assert_eq!(workspace.view().title, "rename workspace");
         let mut pane = RenameDialog::new(RenameTarget::Pane("w1:p3".into()), "");
         type_str(&mut pane, "editor");
-        assert_eq!(pane.apply(), Some(("pane.rename", json!({ "pane_id": "w1:p3", "label": "editor" }))));
+        assert_eq!(pane.apply(), Some(wire("pane.rename", json!({ "pane_id": "w1:p3", "label": "editor" }))));
         assert_eq!(pane.view().title, "rename pane");
         let mut cleared = RenameDialog::new(RenameTarget::Pane("w1:p3".into()), "editor");
         cleared.key(KeyEvent::ctrl('u'));
-        assert_eq!(cleared.apply(), Some(("pane.rename", json!({ "pane_id": "w1:p3" }))), "blank clears");
+        assert_eq!(cleared.apply(), Some(wire("pane.rename", json!({ "pane_id": "w1:p3" }))), "blank clears");
     }
 
     #[test]
     fn a_new_tab_or_workspace_opens_a_dialog_with_its_default_label() {
         let mut session = crate::session::Session::new(120, 40);
         let handle = |session: &mut crate::session::Session, method: &str, params: Value| {
-            session.handle(method, params).expect("a session method").expect("it succeeds").0
+            session.handle_json(method, params).expect("a session method").expect("it succeeds").0
         };
         let created = handle(&mut session, "workspace.create", json!({ "focus": true }));
         let dialog = RenameDialog::for_created(&created).expect("a workspace dialog");
@@ -282,7 +284,10 @@ mod tests {
         assert_eq!(dialog.apply(), None, "Enter on the default label keeps it a default");
         dialog.key(KeyEvent::ctrl('u'));
         type_str(&mut dialog, "logs");
-        assert_eq!(dialog.apply(), Some(("tab.rename", json!({ "tab_id": tab.tab_id, "label": "logs" }))));
+        assert_eq!(
+            dialog.apply(),
+            Some(wire("tab.rename", json!({ "tab_id": tab.tab_id, "label": "logs" })))
+        );
         let listed = handle(&mut session, "tab.list", json!({}));
         assert!(RenameDialog::for_created(&listed).is_none(), "only creations open one");
     }

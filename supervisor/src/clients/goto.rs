@@ -6,27 +6,30 @@
 //!
 //! Not here: drawing ([`crate::render::draw_picker`]) or the call itself.
 
-use herdr_protocol::api::{AgentStatus, SessionSnapshot};
+use herdr_protocol::api::{AgentStatus, Request, SessionSnapshot};
 use ratatui_core::layout::Rect;
-use serde_json::json;
 
 use super::actions::Step;
+use super::calls;
 use crate::keymap::{KeyCode, KeyEvent, Modifiers};
 use crate::render::{PickerEntry, PickerView, picker_entry_at};
 
 /// One thing the picker can go to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 struct Target {
     entry: PickerEntry,
     /// What the filter matches: the labels from the workspace down to this entry.
     path: String,
-    /// `workspace.focus`, `tab.focus` or `pane.focus` with its id param.
-    method: &'static str,
-    params: serde_json::Value,
+    /// `workspace.focus`, `tab.focus` or `pane.focus` on it.
+    request: Request,
 }
 
 /// What an input did to the picker.
 #[derive(Debug, Clone, PartialEq)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "made per key press or click and consumed at once; a box would only add an allocation"
+)]
 pub(super) enum GotoInput {
     /// Still open (the filter or highlight may have changed).
     Stay,
@@ -52,8 +55,7 @@ impl GotoPicker {
             targets.push(Target {
                 entry: entry(0, ws.clone(), None, workspace.agent_status),
                 path: ws.clone(),
-                method: "workspace.focus",
-                params: json!({ "workspace_id": workspace.workspace_id }),
+                request: calls::focus_workspace(&workspace.workspace_id),
             });
             for tab in snapshot.tabs.iter().filter(|t| t.workspace_id == workspace.workspace_id) {
                 // A tab still called by its number is shown once, not as `1 1`.
@@ -62,8 +64,7 @@ impl GotoPicker {
                 targets.push(Target {
                     entry: entry(1, text.clone(), None, tab.agent_status),
                     path: format!("{ws} {text}"),
-                    method: "tab.focus",
-                    params: json!({ "tab_id": tab.tab_id }),
+                    request: calls::focus_tab(&tab.tab_id),
                 });
                 for pane in snapshot.panes.iter().filter(|p| p.tab_id == tab.tab_id) {
                     let name = pane
@@ -76,16 +77,15 @@ impl GotoPicker {
                     targets.push(Target {
                         path: format!("{ws} {text} {} {}", pane_entry.text, pane_entry.detail),
                         entry: pane_entry,
-                        method: "pane.focus",
-                        params: json!({ "pane_id": pane.pane_id }),
+                        request: calls::focus_pane(&pane.pane_id),
                     });
                 }
             }
         }
         let mut picker = GotoPicker { targets, filter: String::new(), selected: 0 };
-        let focused = snapshot.focused_pane_id.as_deref().map(|p| json!({ "pane_id": p }));
+        let focused = snapshot.focused_pane_id.as_deref().map(calls::focus_pane);
         picker.selected =
-            picker.matching().iter().position(|t| Some(&t.params) == focused.as_ref()).unwrap_or(0);
+            picker.matching().iter().position(|t| Some(&t.request) == focused.as_ref()).unwrap_or(0);
         picker
     }
 
@@ -147,7 +147,7 @@ impl GotoPicker {
 
     fn choose(&self, index: usize) -> GotoInput {
         match self.matching().get(index) {
-            Some(t) => GotoInput::Go(Step::Call(t.method, t.params.clone())),
+            Some(t) => GotoInput::Go(Step::Call(t.request.clone())),
             None => GotoInput::Stay,
         }
     }

@@ -1,5 +1,7 @@
 use herdr_protocol::ipc::IdentityReason;
-use serde_json::Value;
+use serde_json::{Value, json};
+
+use crate::clients::calls::wire;
 
 use super::*;
 use crate::keymap::parse_key;
@@ -7,7 +9,7 @@ use crate::render::picker_rect;
 use crate::session::Session;
 
 fn call(session: &mut Session, method: &str, params: Value) -> Value {
-    match session.handle(method, params) {
+    match session.handle_json(method, params) {
         Some(Ok((result, _))) => serde_json::to_value(result).expect("a result serialises"),
         other => panic!("{method}: {other:?}"),
     }
@@ -61,7 +63,7 @@ fn the_picker_lists_workspaces_tabs_and_panes_with_the_focused_pane_highlighted(
     let focused = snapshot.focused_pane_id.clone().expect("a focused pane");
     assert_eq!(
         picker.clone().key(key("enter")),
-        GotoInput::Go(Step::Call("pane.focus", json!({ "pane_id": focused })))
+        GotoInput::Go(Step::Call(wire("pane.focus", json!({ "pane_id": focused }))))
     );
 }
 
@@ -77,7 +79,7 @@ fn typing_filters_case_insensitively_over_the_whole_path() {
     let build = snapshot.tabs.iter().find(|t| t.label == "build").expect("the build tab");
     assert_eq!(
         picker.key(key("enter")),
-        GotoInput::Go(Step::Call("tab.focus", json!({ "tab_id": build.tab_id })))
+        GotoInput::Go(Step::Call(wire("tab.focus", json!({ "tab_id": build.tab_id }))))
     );
     assert_eq!(picker.key(key("backspace")), GotoInput::Stay);
     assert_eq!(picker.view().filter, "BU");
@@ -109,7 +111,7 @@ fn up_down_and_ctrl_n_p_move_and_wrap_and_esc_closes() {
     picker.key(key("up"));
     assert_eq!(
         picker.key(key("enter")),
-        GotoInput::Go(Step::Call("workspace.focus", json!({ "workspace_id": web.workspace_id })))
+        GotoInput::Go(Step::Call(wire("workspace.focus", json!({ "workspace_id": web.workspace_id }))))
     );
     assert_eq!(picker.key(key("esc")), GotoInput::Close);
 }
@@ -123,7 +125,7 @@ fn a_click_on_an_entry_chooses_it_and_one_outside_closes() {
     let api = &snapshot.workspaces[0];
     assert_eq!(
         picker.click(screen, (rect.x + 4, rect.y + 3)),
-        GotoInput::Go(Step::Call("workspace.focus", json!({ "workspace_id": api.workspace_id })))
+        GotoInput::Go(Step::Call(wire("workspace.focus", json!({ "workspace_id": api.workspace_id }))))
     );
     assert_eq!(picker.click(screen, (rect.x + 4, rect.y + 2)), GotoInput::Stay, "the filter line");
     assert_eq!(picker.click(screen, (0, 0)), GotoInput::Close);

@@ -7,11 +7,11 @@
 //! Not here: drawing and item geometry ([`crate::render::draw_menu`], [`menu_rect`]), carrying
 //! out a step (the connection does: a session call, a rename or confirm dialog).
 
-use herdr_protocol::api::SessionSnapshot;
+use herdr_protocol::api::{Request, SessionSnapshot, SplitDirection};
 use ratatui_core::layout::Rect;
-use serde_json::{Value, json};
 
 use super::actions::{self, Prompts, Step, UiStep};
+use super::calls;
 use super::confirm::CloseTarget;
 use super::dialog::RenameTarget;
 use crate::keymap::{KeyCode, KeyEvent, Modifiers};
@@ -26,6 +26,10 @@ pub(super) struct MenuItem {
 
 /// What a key or a click did to an open menu.
 #[derive(Debug, Clone, PartialEq)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "made per key press or click and consumed at once; a box would only add an allocation"
+)]
 pub(super) enum MenuInput {
     /// The menu stays open (the highlight may have moved).
     Stay,
@@ -101,21 +105,17 @@ impl ContextMenu {
         let current = pane.label.clone().unwrap_or_default();
         let zoomed =
             snapshot.layouts.iter().any(|l| l.zoomed && l.panes.iter().any(|p| p.pane_id == pane_id));
-        let target = || json!({ "pane_id": pane_id });
-        let split =
-            |direction: &str| json!({ "target_pane_id": pane_id, "direction": direction, "focus": true });
         let mut items = vec![
             rename("Rename pane", RenameTarget::Pane(pane_id.to_owned()), current),
-            call("Clear pane name", "pane.rename", target()),
+            call("Clear pane name", calls::rename_pane(pane_id, None)),
         ];
         if let Some(focused) = snapshot.focused_pane_id.as_deref().filter(|f| *f != pane_id) {
-            let params = json!({ "source_pane_id": focused, "target_pane_id": pane_id });
-            items.push(call("Swap with focused pane", "pane.swap", params));
+            items.push(call("Swap with focused pane", calls::swap_panes(focused, pane_id)));
         }
         items.extend([
-            call("Split right", "pane.split", split("right")),
-            call("Split down", "pane.split", split("down")),
-            call(if zoomed { "Unzoom" } else { "Zoom" }, "pane.zoom", target()),
+            call("Split right", calls::split(pane_id, SplitDirection::Right, None)),
+            call("Split down", calls::split(pane_id, SplitDirection::Down, None)),
+            call(if zoomed { "Unzoom" } else { "Zoom" }, calls::zoom(pane_id, None)),
             item("Close pane", actions::close(CloseTarget::Pane(pane_id.to_owned()), snapshot, prompts)),
         ]);
         ContextMenu::new(items, at)
@@ -181,8 +181,8 @@ fn item(label: &'static str, command: Step) -> MenuItem {
     MenuItem { label, command }
 }
 
-fn call(label: &'static str, method: &'static str, params: Value) -> MenuItem {
-    item(label, Step::Call(method, params))
+fn call(label: &'static str, request: Request) -> MenuItem {
+    item(label, Step::Call(request))
 }
 
 fn rename(label: &'static str, target: RenameTarget, current: String) -> MenuItem {
@@ -192,6 +192,9 @@ fn rename(label: &'static str, target: RenameTarget, current: String) -> MenuIte
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    use crate::clients::calls::wire;
     use crate::clients::confirm::CloseConfirm;
     use crate::session::Session;
 
@@ -203,7 +206,7 @@ mod tests {
             ("tab.create", json!({ "focus": false, "label": "logs" })),
             ("pane.split", json!({ "direction": "right", "focus": false })),
         ] {
-            assert!(matches!(session.handle(method, params), Some(Ok(_))), "{method}");
+            assert!(matches!(session.handle_json(method, params), Some(Ok(_))), "{method}");
         }
         session.snapshot()
     }
@@ -232,7 +235,7 @@ mod tests {
         let menu = ContextMenu::workspace(&snapshot, 0, (1, 2), QUIET).expect("a menu");
         assert_eq!(labels(&menu), ["Rename", "Close"]);
         assert_eq!(menu.items[0].command, rename_step(RenameTarget::Workspace(id.clone()), "api"));
-        assert_eq!(menu.items[1].command, Step::Call("workspace.close", json!({ "workspace_id": id })));
+        assert_eq!(menu.items[1].command, Step::Call(wire("workspace.close", json!({ "workspace_id": id }))));
         assert!(ContextMenu::workspace(&snapshot, 5, (1, 2), QUIET).is_none(), "no such row");
         let asking = ContextMenu::workspace(&snapshot, 0, (1, 2), ASKING).expect("a menu");
         let confirm = CloseConfirm::new(CloseTarget::Workspace(id), &snapshot);
@@ -246,15 +249,16 @@ mod tests {
         let menu = ContextMenu::tab(&snapshot, 1, (30, 0), QUIET).expect("a menu");
         assert_eq!(labels(&menu), ["New tab", "Rename", "Close"]);
         assert_eq!(menu.items[1].command, rename_step(RenameTarget::Tab(logs.clone()), "logs"));
-        assert_eq!(menu.items[2].command, Step::Call("tab.close", json!({ "tab_id": logs })));
-        let Step::Call("tab.create", params) = &menu.items[0].command else { panic!("new tab") };
-        assert_eq!(params["workspace_id"], json!(snapshot.focused_workspace_id));
+        assert_eq!(menu.items[2].command, Step::Call(wire("tab.close", json!({ "tab_id": logs }))));
+        let focused = snapshot.focused_workspace_id.clone().expect("a focused workspace");
+        let new_tab = wire("tab.create", json!({ "workspace_id": focused, "focus": true }));
+        assert_eq!(menu.items[0].command, Step::Call(new_tab.clone()));
         // With the default prompts New tab names the tab it makes and Close asks.
         let asking = ContextMenu::tab(&snapshot, 1, (30, 0), ASKING).expect("a menu");
-        let Step::Ui(UiStep::CreateAndName("tab.create", named)) = &asking.items[0].command else {
+        let Step::Ui(UiStep::CreateAndName(named)) = &asking.items[0].command else {
             panic!("a named new tab: {:?}", asking.items[0].command)
         };
-        assert_eq!(named, params);
+        assert_eq!(named, &new_tab);
         assert!(
             matches!(&asking.items[2].command, Step::Ui(UiStep::Confirm(c)) if c.target() == &CloseTarget::Tab(logs))
         );
@@ -276,14 +280,17 @@ mod tests {
         assert_eq!(labels(&menu)[2], "Swap with focused pane");
         assert_eq!(
             menu.items[2].command,
-            Step::Call("pane.swap", json!({ "source_pane_id": focused, "target_pane_id": other }))
+            Step::Call(wire("pane.swap", json!({ "source_pane_id": focused, "target_pane_id": other })))
         );
         assert_eq!(
             menu.items[3].command,
-            Step::Call("pane.split", json!({ "target_pane_id": other, "direction": "right", "focus": true }))
+            Step::Call(wire(
+                "pane.split",
+                json!({ "target_pane_id": other, "direction": "right", "focus": true })
+            ))
         );
-        assert_eq!(menu.items[1].command, Step::Call("pane.rename", json!({ "pane_id": other })));
-        assert_eq!(menu.items[6].command, Step::Call("pane.close", json!({ "pane_id": other })));
+        assert_eq!(menu.items[1].command, Step::Call(wire("pane.rename", json!({ "pane_id": other }))));
+        assert_eq!(menu.items[6].command, Step::Call(wire("pane.close", json!({ "pane_id": other }))));
         let asking = ContextMenu::pane(&snapshot, &other, (50, 10), ASKING).expect("a menu");
         let confirm = CloseConfirm::new(CloseTarget::Pane(other), &snapshot);
         assert_eq!(asking.items[6].command, Step::Ui(UiStep::Confirm(confirm)));
@@ -292,10 +299,13 @@ mod tests {
     #[test]
     fn a_zoomed_pane_offers_to_unzoom() {
         let mut session = Session::new(120, 40);
-        session.handle("workspace.create", json!({ "focus": true })).expect("a method").expect("created");
-        session.handle("pane.split", json!({ "direction": "right" })).expect("a method").expect("split");
+        session
+            .handle_json("workspace.create", json!({ "focus": true }))
+            .expect("a method")
+            .expect("created");
+        session.handle_json("pane.split", json!({ "direction": "right" })).expect("a method").expect("split");
         let pane = session.snapshot().focused_pane_id.expect("a focused pane");
-        session.handle("pane.zoom", json!({ "pane_id": pane })).expect("a method").expect("zoomed");
+        session.handle_json("pane.zoom", json!({ "pane_id": pane })).expect("a method").expect("zoomed");
         let menu = ContextMenu::pane(&session.snapshot(), &pane, (50, 10), QUIET).expect("a menu");
         assert!(labels(&menu).contains(&"Unzoom"), "{:?}", labels(&menu));
         assert!(!labels(&menu).contains(&"Zoom"));
@@ -330,7 +340,9 @@ mod tests {
         assert!(!menu.hover(screen, (80, 20)), "off the menu keeps the highlight");
         assert_eq!(menu.view().selected, Some(1));
         assert_eq!(menu.view().items, ["New tab", "Rename", "Close"]);
-        assert!(matches!(menu.click(screen, (33, 4)), MenuInput::Run(Step::Call("tab.close", _))));
+        assert!(
+            matches!(menu.click(screen, (33, 4)), MenuInput::Run(Step::Call(r)) if r.method() == "tab.close")
+        );
         assert_eq!(menu.click(screen, (30, 3)), MenuInput::Stay, "the border");
         assert_eq!(menu.click(screen, (80, 20)), MenuInput::Close);
     }

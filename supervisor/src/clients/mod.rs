@@ -36,6 +36,7 @@
 
 mod actions;
 mod alert_gate;
+mod calls;
 mod commands;
 mod confirm;
 mod conn;

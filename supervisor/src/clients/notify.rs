@@ -311,7 +311,7 @@ mod tests {
             ("workspace.create", serde_json::json!({"focus": true, "label": "api"})),
             ("tab.create", serde_json::json!({"focus": false, "label": "bg"})),
         ] {
-            assert!(matches!(session.handle(method, params), Some(Ok(_))), "{method}");
+            assert!(matches!(session.handle_json(method, params), Some(Ok(_))), "{method}");
         }
         let snapshot = session.snapshot();
         let pane_of = |tab: &str| {
@@ -393,7 +393,7 @@ mod tests {
             ("workspace.create", serde_json::json!({"focus": true})),
             ("tab.create", serde_json::json!({"focus": false})),
         ] {
-            assert!(matches!(session.handle(method, params), Some(Ok(_))), "{method}");
+            assert!(matches!(session.handle_json(method, params), Some(Ok(_))), "{method}");
         }
         let focused = session.focused_pane().expect("a focused pane");
         let hidden = session.pane_keys().into_iter().find(|k| *k != focused).expect("the other tab's pane");

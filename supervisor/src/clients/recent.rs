@@ -83,7 +83,7 @@ mod tests {
     impl World {
         fn call(&mut self, method: &str, params: Value) -> Value {
             let (result, effects) =
-                self.session.handle(method, params).expect("a session method").expect("it succeeds");
+                self.session.handle_json(method, params).expect("a session method").expect("it succeeds");
             self.hub.publish(effects.events);
             serde_json::to_value(result).expect("results serialize")
         }

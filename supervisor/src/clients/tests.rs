@@ -4,6 +4,8 @@
 use herdr_protocol::api::{PaneDirection, SessionSnapshot};
 use serde_json::json;
 
+use super::calls::wire;
+
 use super::Screens;
 use super::actions::{Step, UiStep, focus_workspace, move_selection, plan};
 use super::dialog::RenameTarget;
@@ -45,7 +47,7 @@ fn when_the_foreground_client_leaves_the_most_recently_active_one_takes_over() {
 fn session() -> SessionSnapshot {
     let mut session = Session::new(120, 40);
     let run = |session: &mut Session, method: &str, params: serde_json::Value| {
-        session.handle(method, params).expect("a session method").expect("succeeds");
+        session.handle_json(method, params).expect("a session method").expect("succeeds");
     };
     run(&mut session, "workspace.create", json!({ "focus": true }));
     let workspace = session.snapshot().focused_workspace_id.expect("a workspace");
@@ -61,21 +63,27 @@ fn pane_actions_target_the_focused_pane() {
     let pane = snapshot.focused_pane_id.clone().expect("a focused pane");
     assert_eq!(
         plan(&Action::SplitVertical, &snapshot),
-        Step::Call("pane.split", json!({ "target_pane_id": pane, "direction": "right", "focus": true }))
+        Step::Call(wire(
+            "pane.split",
+            json!({ "target_pane_id": pane, "direction": "right", "focus": true })
+        ))
     );
     assert_eq!(
         plan(&Action::SplitHorizontal, &snapshot),
-        Step::Call("pane.split", json!({ "target_pane_id": pane, "direction": "down", "focus": true }))
+        Step::Call(wire("pane.split", json!({ "target_pane_id": pane, "direction": "down", "focus": true })))
     );
     assert_eq!(
         plan(&Action::FocusPane(PaneDirection::Left), &snapshot),
-        Step::Call("pane.focus_direction", json!({ "pane_id": pane, "direction": "left" }))
+        Step::Call(wire("pane.focus_direction", json!({ "pane_id": pane, "direction": "left" })))
     );
-    assert_eq!(plan(&Action::Zoom, &snapshot), Step::Call("pane.zoom", json!({ "pane_id": pane })));
-    assert_eq!(plan(&Action::ClosePane, &snapshot), Step::Call("pane.close", json!({ "pane_id": pane })));
+    assert_eq!(plan(&Action::Zoom, &snapshot), Step::Call(wire("pane.zoom", json!({ "pane_id": pane }))));
+    assert_eq!(
+        plan(&Action::ClosePane, &snapshot),
+        Step::Call(wire("pane.close", json!({ "pane_id": pane })))
+    );
     assert_eq!(
         plan(&Action::Resize(PaneDirection::Down), &snapshot),
-        Step::Call("pane.resize", json!({ "pane_id": pane, "direction": "down" }))
+        Step::Call(wire("pane.resize", json!({ "pane_id": pane, "direction": "down" })))
     );
 }
 
@@ -85,7 +93,7 @@ fn tab_actions_wrap_around_the_focused_workspace_tabs() {
     let tabs: Vec<String> = snapshot.tabs.iter().map(|t| t.tab_id.clone()).collect();
     assert_eq!(tabs.len(), 2);
     assert_eq!(snapshot.focused_tab_id.as_ref(), Some(&tabs[1]));
-    let focus = |tab: &str| Step::Call("tab.focus", json!({ "tab_id": tab }));
+    let focus = |tab: &str| Step::Call(wire("tab.focus", json!({ "tab_id": tab })));
     assert_eq!(plan(&Action::NextTab, &snapshot), focus(&tabs[0]));
     assert_eq!(plan(&Action::PreviousTab, &snapshot), focus(&tabs[0]));
     assert_eq!(plan(&Action::SwitchTab(1), &snapshot), focus(&tabs[0]));
@@ -93,7 +101,10 @@ fn tab_actions_wrap_around_the_focused_workspace_tabs() {
     assert_eq!(plan(&Action::SwitchTab(9), &snapshot), Step::Nothing, "no such tab");
     assert_eq!(
         plan(&Action::NewTab, &snapshot),
-        Step::Call("tab.create", json!({ "workspace_id": snapshot.focused_workspace_id, "focus": true }))
+        Step::Call(wire(
+            "tab.create",
+            json!({ "workspace_id": snapshot.focused_workspace_id, "focus": true })
+        ))
     );
 }
 
@@ -106,7 +117,7 @@ fn cycling_panes_follows_layout_order() {
     let other = ids.iter().find(|id| Some(*id) != snapshot.focused_pane_id.as_ref()).expect("another pane");
     assert_eq!(
         plan(&Action::CyclePane { forward: true }, &snapshot),
-        Step::Call("pane.focus", json!({ "pane_id": other }))
+        Step::Call(wire("pane.focus", json!({ "pane_id": other })))
     );
 }
 
@@ -147,12 +158,15 @@ fn storing_or_dropping_a_grid_wakes_the_paint_tasks() {
 fn navigate_mode_moves_between_workspaces() {
     let mut session = Session::new(120, 40);
     for label in ["one", "two", "three"] {
-        session.handle("workspace.create", json!({ "label": label })).expect("a method").expect("created");
+        session
+            .handle_json("workspace.create", json!({ "label": label }))
+            .expect("a method")
+            .expect("created");
     }
     let snapshot = session.snapshot();
     let ids: Vec<String> = snapshot.workspaces.iter().map(|w| w.workspace_id.clone()).collect();
     assert_eq!(snapshot.focused_workspace_id.as_ref(), Some(&ids[0]), "the first workspace is active");
-    let focus = |id: &str| Step::Call("workspace.focus", json!({ "workspace_id": id }));
+    let focus = |id: &str| Step::Call(wire("workspace.focus", json!({ "workspace_id": id })));
     // Up/Down move this client's selection; only Enter (or a digit) switches.
     let select = |forward| Step::Ui(UiStep::MoveSelection { forward });
     assert_eq!(plan(&Action::SelectWorkspace { forward: true }, &snapshot), select(true));
@@ -174,7 +188,7 @@ fn navigate_mode_moves_between_workspaces() {
 #[test]
 fn rename_actions_open_a_dialog_with_the_current_name() {
     let mut session = Session::new(120, 40);
-    session.handle("workspace.create", json!({ "label": "api" })).expect("a method").expect("created");
+    session.handle_json("workspace.create", json!({ "label": "api" })).expect("a method").expect("created");
     let snapshot = session.snapshot();
     let workspace = snapshot.workspaces[0].clone();
     let tab = snapshot.tabs[0].clone();
@@ -243,7 +257,7 @@ fn visible_panes_follow_the_focused_tab_and_zoom() {
     use super::visibility::{Visible, wanted};
     let mut session = Session::new(120, 40);
     let call = |s: &mut Session, m: &str, p: serde_json::Value| {
-        s.handle(m, p).expect("a session method").expect("succeeds")
+        s.handle_json(m, p).expect("a session method").expect("succeeds")
     };
     call(&mut session, "workspace.create", json!({"focus": true}));
     call(&mut session, "pane.split", json!({"direction": "right"}));

@@ -77,7 +77,7 @@ mod tests {
             ("workspace.create", json!({ "focus": true, "label": "api" })),
             ("pane.split", json!({ "direction": "right", "focus": true })),
         ] {
-            assert!(matches!(session.handle(method, params), Some(Ok(_))), "{method}");
+            assert!(matches!(session.handle_json(method, params), Some(Ok(_))), "{method}");
         }
         let snapshot_of_session = session.snapshot();
         let grids = HashMap::new();

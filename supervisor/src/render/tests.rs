@@ -329,9 +329,10 @@ fn tiny_terminals_do_not_panic() {
 fn view_model_from_a_session_snapshot() {
     use crate::session::Session;
     let mut session = Session::new(54, 23);
-    let created = session.handle("workspace.create", serde_json::json!({"label": "api", "focus": true}));
+    let created = session.handle_json("workspace.create", serde_json::json!({"label": "api", "focus": true}));
     assert!(matches!(created, Some(Ok(_))));
-    let split = session.handle("pane.split", serde_json::json!({"pane_id": "w1:p1", "direction": "right"}));
+    let split =
+        session.handle_json("pane.split", serde_json::json!({"pane_id": "w1:p1", "direction": "right"}));
     assert!(matches!(split, Some(Ok(_))), "{split:?}");
     let snapshot = session.snapshot();
     let grids = HashMap::new();
@@ -355,7 +356,7 @@ fn a_tab_whose_pane_rang_unseen_shows_a_bell_marker() {
         ("tab.create", serde_json::json!({"label": "build", "focus": false})),
         ("tab.create", serde_json::json!({"label": "logs", "focus": false})),
     ] {
-        assert!(matches!(model.handle(method, params), Some(Ok(_))), "{method}");
+        assert!(matches!(model.handle_json(method, params), Some(Ok(_))), "{method}");
     }
     let session = model.snapshot();
     let pane_of = |label: &str| {

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use herdr_protocol::api::{AgentInfo, AgentStatus, ApiError, Event};
+use herdr_protocol::api::{AgentInfo, AgentStatus, ApiError, ErrorCode, Event};
 use herdr_protocol::ipc::{IdentityReason, ScreenState, WorkerRequest};
 
 use super::model::Session;
@@ -14,7 +14,7 @@ use crate::agents::{Change, PaneAgent, Report, SessionReport, Visibility, valida
 
 /// `agent_not_found` for a target that is neither a pane hosting an agent nor a live name.
 pub fn agent_not_found(target: &str) -> ApiError {
-    ApiError::new("agent_not_found", format!("agent {target} not found"))
+    ApiError::new(ErrorCode::AgentNotFound, format!("agent {target} not found"))
 }
 
 impl Session {
@@ -151,7 +151,7 @@ impl Session {
             many => {
                 let ids: Vec<String> = many.iter().filter_map(|k| self.public_pane_id(*k)).collect();
                 Err(ApiError::new(
-                    "agent_target_ambiguous",
+                    ErrorCode::AgentTargetAmbiguous,
                     format!("agent target {target} is ambiguous: {}", ids.join(", ")),
                 ))
             }
@@ -200,13 +200,16 @@ impl Session {
 
     /// Checks that `name` is valid and not held by another live agent than `key`'s.
     fn check_name(&self, key: PaneKey, name: &str) -> Result<(), ApiError> {
-        validate_name(name).map_err(|e| ApiError::new("invalid_agent_name", e.to_string()))?;
+        validate_name(name).map_err(|e| ApiError::new(ErrorCode::InvalidAgentName, e.to_string()))?;
         let taken = self
             .panes
             .iter()
             .any(|(k, p)| *k != key && p.agent_state.hosts_agent() && p.agent_state.name() == Some(name));
         if taken {
-            return Err(ApiError::new("agent_name_taken", format!("agent name {name} is already in use")));
+            return Err(ApiError::new(
+                ErrorCode::AgentNameTaken,
+                format!("agent name {name} is already in use"),
+            ));
         }
         Ok(())
     }

@@ -1,34 +1,9 @@
 //! Public ids (reference §4): workspace `w<N>`, tab `<ws>:t<N>`, pane `<ws>:p<N>`, with `N` in
 //! upstream's bijective base-32 (`1`..`9`, `A`..`Z` without I L O U, then `0` for 32; `11` is 33).
-//! Numbers are handed out by monotonic counters and never reused within a session.
+//! Numbers are handed out by monotonic counters and never reused within a session. The number
+//! codec and the workspace id forms are the protocol's (`herdr_protocol::api` ids).
 
-const ALPHABET: &[u8; 32] = b"123456789ABCDEFGHJKMNPQRSTVWXYZ0";
-
-/// `n >= 1` in bijective base-32. `0` has no encoding and yields an empty string.
-pub fn encode_number(mut n: u64) -> String {
-    let mut digits = Vec::new();
-    while n > 0 {
-        n -= 1;
-        digits.push(ALPHABET[(n % 32) as usize]);
-        n /= 32;
-    }
-    digits.reverse();
-    String::from_utf8(digits).expect("alphabet is ASCII")
-}
-
-/// Inverse of [`encode_number`]; case-insensitive. `None` for empty, foreign or overflowing text.
-pub fn decode_number(text: &str) -> Option<u64> {
-    if text.is_empty() {
-        return None;
-    }
-    let mut n: u64 = 0;
-    for c in text.bytes() {
-        let upper = c.to_ascii_uppercase();
-        let digit = ALPHABET.iter().position(|&a| a == upper)? as u64 + 1;
-        n = n.checked_mul(32)?.checked_add(digit)?;
-    }
-    Some(n)
-}
+pub use herdr_protocol::api::{decimal, decode_number, encode_number};
 
 pub fn workspace_id(number: u64) -> String {
     format!("w{}", encode_number(number))
@@ -40,14 +15,6 @@ pub fn tab_id(workspace_id: &str, number: u64) -> String {
 
 pub fn pane_id(workspace_id: &str, number: u64) -> String {
     format!("{workspace_id}:p{}", encode_number(number))
-}
-
-/// A plain decimal number (legacy alias forms use decimal).
-pub fn decimal(text: &str) -> Option<u64> {
-    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    text.parse().ok()
 }
 
 #[cfg(test)]

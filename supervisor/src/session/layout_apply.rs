@@ -1,12 +1,12 @@
 //! `layout.apply` (build a tab from a portable layout tree, starting a fresh program per pane)
 //! and `layout.set_split_ratio` (set one split's ratio by its path).
 
-use herdr_protocol::api::{ApiError, ApiResult, Event, LayoutNode};
-use serde_json::Value;
+use herdr_protocol::api::requests::{LayoutApplyParams, LayoutSetSplitRatioParams};
+use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, Event, LayoutNode};
 
 use super::model::{Loc, Session};
 use super::panes::split_ratio;
-use super::params::{self, parse};
+use super::params;
 use super::tree::{Node, Split};
 use super::workspaces::clean_label;
 use super::{Effects, Handled, PaneKey};
@@ -15,7 +15,7 @@ use super::{Effects, Handled, PaneKey};
 const MAX_LAYOUT_PANES: usize = 64;
 
 fn invalid_layout(message: impl Into<String>) -> ApiError {
-    ApiError::new("invalid_layout", format!("invalid layout: {}", message.into()))
+    ApiError::new(ErrorCode::InvalidLayout, format!("invalid layout: {}", message.into()))
 }
 
 /// Checks the tree before anything is created: ratios in range, a sane number of panes.
@@ -55,8 +55,8 @@ impl Session {
         }
     }
 
-    pub(super) fn layout_apply(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::LayoutApply = parse(params)?;
+    pub(super) fn layout_apply(&mut self, p: LayoutApplyParams, fx: &mut Effects) -> Handled {
+        let focus = p.focus();
         validate(&p.root)?;
         let replaced = p.tab_id.as_deref().map(|id| self.resolve_tab(id)).transpose()?;
         let wi = match (&replaced, &p.workspace_id) {
@@ -95,7 +95,7 @@ impl Session {
                 loc
             }
         };
-        if p.focus {
+        if focus {
             self.activate(first);
         }
         for key in self.tab(loc).root.leaves() {
@@ -105,8 +105,11 @@ impl Session {
         Ok(ApiResult::LayoutApply { layout: Box::new(self.layout_description(loc)) })
     }
 
-    pub(super) fn layout_set_split_ratio(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::LayoutSetSplitRatio = parse(params)?;
+    pub(super) fn layout_set_split_ratio(
+        &mut self,
+        p: LayoutSetSplitRatioParams,
+        fx: &mut Effects,
+    ) -> Handled {
         let loc = match (&p.tab_id, &p.pane_id) {
             (Some(tab), _) => self.resolve_tab(tab)?,
             (None, pane) => self.loc_of(self.pane_or_focused(pane.as_deref())?)?,
@@ -115,7 +118,7 @@ impl Session {
         let split = self.tab_mut(loc).root.split_at_mut(&p.path).ok_or_else(|| {
             let path: Vec<&str> =
                 p.path.iter().map(|&second| if second { "second" } else { "first" }).collect();
-            ApiError::new("split_not_found", format!("no split at path [{}]", path.join(", ")))
+            ApiError::new(ErrorCode::SplitNotFound, format!("no split at path [{}]", path.join(", ")))
         })?;
         if split.ratio != ratio {
             split.ratio = ratio;

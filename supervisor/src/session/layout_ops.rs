@@ -2,15 +2,17 @@
 //! `pane.focus_direction`, `pane.resize`, `pane.swap`, `pane.zoom`, `layout.export`.
 //! Geometry questions use the split tree's rectangles (zoom does not hide neighbours).
 
+use herdr_protocol::api::requests::{
+    LayoutExportParams, OptionalPane, PaneDirectional, PaneResizeParams, PaneSwapParams, PaneZoomParams,
+    ZoomMode,
+};
 use herdr_protocol::api::{
     ApiError, ApiResult, Event, PaneEdgesResult, PaneFocusDirectionReason, PaneFocusDirectionResult,
     PaneNeighborResult, PaneResizeReason, PaneResizeResult, PaneSwapReason, PaneSwapResult, PaneZoomReason,
     PaneZoomResult,
 };
-use serde_json::Value;
 
 use super::model::{Loc, Session};
-use super::params::{self, ZoomMode, parse};
 use super::tree::{self, clamp_ratio};
 use super::{Effects, Handled, PaneKey};
 
@@ -26,14 +28,12 @@ impl Session {
         self.public_pane_id(key).unwrap_or_default()
     }
 
-    pub(super) fn pane_layout(&mut self, params: Value) -> Handled {
-        let p: params::OptionalPane = parse(params)?;
+    pub(super) fn pane_layout(&mut self, p: OptionalPane) -> Handled {
         let key = self.pane_or_focused(p.pane_id.as_deref())?;
         Ok(ApiResult::PaneLayout { layout: Box::new(self.layout_snapshot(self.loc_of(key)?)) })
     }
 
-    pub(super) fn pane_neighbor(&mut self, params: Value) -> Handled {
-        let p: params::PaneDirectional = parse(params)?;
+    pub(super) fn pane_neighbor(&mut self, p: PaneDirectional) -> Handled {
         let key = self.pane_or_focused(p.pane_id.as_deref())?;
         let loc = self.loc_of(key)?;
         let neighbor = tree::neighbor(&self.tree_rects(loc), key, p.direction);
@@ -47,8 +47,7 @@ impl Session {
         })
     }
 
-    pub(super) fn pane_edges(&mut self, params: Value) -> Handled {
-        let p: params::OptionalPane = parse(params)?;
+    pub(super) fn pane_edges(&mut self, p: OptionalPane) -> Handled {
         let key = self.pane_or_focused(p.pane_id.as_deref())?;
         let loc = self.loc_of(key)?;
         let rect = self
@@ -70,8 +69,7 @@ impl Session {
         })
     }
 
-    pub(super) fn pane_focus_direction(&mut self, params: Value) -> Handled {
-        let p: params::PaneDirectional = parse(params)?;
+    pub(super) fn pane_focus_direction(&mut self, p: PaneDirectional) -> Handled {
         let key = self.pane_or_focused(p.pane_id.as_deref())?;
         let loc = self.loc_of(key)?;
         let source_pane_id = self.id_of(key);
@@ -91,8 +89,7 @@ impl Session {
         })
     }
 
-    pub(super) fn pane_resize(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::PaneResize = parse(params)?;
+    pub(super) fn pane_resize(&mut self, p: PaneResizeParams, fx: &mut Effects) -> Handled {
         let amount = p.amount.unwrap_or(DEFAULT_RESIZE_AMOUNT);
         if !(amount.is_finite() && amount > 0.0 && amount < 1.0) {
             return Err(ApiError::invalid_request(format!(
@@ -125,8 +122,7 @@ impl Session {
         })
     }
 
-    pub(super) fn pane_swap(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::PaneSwap = parse(params)?;
+    pub(super) fn pane_swap(&mut self, p: PaneSwapParams, fx: &mut Effects) -> Handled {
         let source_id = p.source_pane_id.as_deref().or(p.pane_id.as_deref());
         let source = self.pane_or_focused(source_id)?;
         let loc = self.loc_of(source)?;
@@ -165,13 +161,12 @@ impl Session {
         })
     }
 
-    pub(super) fn pane_zoom(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::PaneZoom = parse(params)?;
+    pub(super) fn pane_zoom(&mut self, p: PaneZoomParams, fx: &mut Effects) -> Handled {
         let key = self.pane_or_focused(p.pane_id.as_deref())?;
         let loc = self.loc_of(key)?;
         let tab = self.tab(loc);
         let zoomed_on_key = tab.zoomed && tab.focused == key;
-        let (want, mut reason) = match p.mode {
+        let (want, mut reason) = match p.mode() {
             ZoomMode::Toggle => (!zoomed_on_key, None),
             ZoomMode::On => (true, zoomed_on_key.then_some(PaneZoomReason::AlreadyZoomed)),
             ZoomMode::Off => (false, (!tab.zoomed).then_some(PaneZoomReason::AlreadyUnzoomed)),
@@ -207,8 +202,7 @@ impl Session {
         })
     }
 
-    pub(super) fn layout_export(&mut self, params: Value) -> Handled {
-        let p: params::LayoutExport = parse(params)?;
+    pub(super) fn layout_export(&mut self, p: LayoutExportParams) -> Handled {
         let loc = match (&p.tab_id, &p.pane_id) {
             (Some(tab), _) => self.resolve_tab(tab)?,
             (None, pane) => self.loc_of(self.pane_or_focused(pane.as_deref())?)?,

@@ -44,9 +44,11 @@ mod tests_persist;
 #[cfg(test)]
 mod tests_schema;
 
-use herdr_protocol::api::{ApiError, ApiResult, Event};
+use herdr_protocol::api::requests::{
+    LayoutRequest, PaneRequest, SessionRequest, TabRequest, WorkspaceRequest,
+};
+use herdr_protocol::api::{ApiError, ApiResult, Event, Request};
 use herdr_protocol::ipc::WorkerRequest;
-use serde_json::Value;
 
 pub use agents::agent_not_found;
 pub use model::{Session, valid_uid};
@@ -152,7 +154,8 @@ impl Effects {
 #[derive(Debug, thiserror::Error)]
 pub enum HandleError {
     /// The params did not parse: answered with id `""`, `invalid_request`,
-    /// `"invalid request: <message>"`.
+    /// `"invalid request: <message>"`. Requests arrive typed (parsed with the envelope), so only
+    /// the wire-form entry point of the tests, `handle_json`, still produces it.
     #[error("invalid request: {0}")]
     BadParams(String),
     /// A handler-level error, answered with the request id.
@@ -163,53 +166,70 @@ pub enum HandleError {
 type Handled = Result<ApiResult, HandleError>;
 
 impl Session {
-    /// Runs session method `method`. `None`: not a method of the session model.
-    pub fn handle(
-        &mut self,
-        method: &str,
-        params: Value,
-    ) -> Option<Result<(ApiResult, Effects), HandleError>> {
+    /// Runs `request` if it is a method of the session model; `None` otherwise (the request
+    /// goes to a worker or another part of the supervisor).
+    pub fn handle(&mut self, request: Request) -> Option<Result<(ApiResult, Effects), HandleError>> {
         let before = self.observe();
         let mut fx = Effects::default();
         let fx_ref = &mut fx;
-        let result = match method {
-            "session.snapshot" => Ok(ApiResult::SessionSnapshot { snapshot: Box::new(self.snapshot()) }),
-            "workspace.create" => self.workspace_create(params, fx_ref),
-            "workspace.list" => Ok(ApiResult::WorkspaceList { workspaces: self.workspace_infos() }),
-            "workspace.get" => self.workspace_get(params),
-            "workspace.focus" => self.workspace_focus(params),
-            "workspace.rename" => self.workspace_rename(params, fx_ref),
-            "workspace.move" => self.workspace_move(params, fx_ref),
-            "workspace.move_block" => self.workspace_move_block(params, fx_ref),
-            "workspace.close" => self.workspace_close(params, fx_ref),
-            "tab.create" => self.tab_create(params, fx_ref),
-            "tab.list" => self.tab_list(params),
-            "tab.get" => self.tab_get(params),
-            "tab.focus" => self.tab_focus(params),
-            "tab.rename" => self.tab_rename(params, fx_ref),
-            "tab.move" => self.tab_move(params, fx_ref),
-            "tab.close" => self.tab_close(params, fx_ref),
-            "pane.list" => self.pane_list(params),
-            "pane.get" => self.pane_get(params),
-            "pane.current" => self.pane_current(params),
-            "pane.focus" => self.pane_focus(params),
-            "pane.split" => self.pane_split(params, fx_ref),
-            "pane.rename" => self.pane_rename(params, fx_ref),
-            "pane.close" => self.pane_close(params, fx_ref),
-            "pane.layout" => self.pane_layout(params),
-            "pane.neighbor" => self.pane_neighbor(params),
-            "pane.edges" => self.pane_edges(params),
-            "pane.focus_direction" => self.pane_focus_direction(params),
-            "pane.resize" => self.pane_resize(params, fx_ref),
-            "pane.swap" => self.pane_swap(params, fx_ref),
-            "pane.zoom" => self.pane_zoom(params, fx_ref),
-            "pane.move" => self.pane_move(params, fx_ref),
-            "layout.export" => self.layout_export(params),
-            "layout.apply" => self.layout_apply(params, fx_ref),
-            "layout.set_split_ratio" => self.layout_set_split_ratio(params, fx_ref),
+        let focuses = matches!(
+            request,
+            Request::Pane(PaneRequest::Focus(_))
+                | Request::Tab(TabRequest::Focus(_))
+                | Request::Workspace(WorkspaceRequest::Focus(_))
+        );
+        let result = match request {
+            Request::Session(SessionRequest::Snapshot(_)) => {
+                Ok(ApiResult::SessionSnapshot { snapshot: Box::new(self.snapshot()) })
+            }
+            Request::Workspace(request) => match request {
+                WorkspaceRequest::Create(p) => self.workspace_create(p, fx_ref),
+                WorkspaceRequest::List(_) => {
+                    Ok(ApiResult::WorkspaceList { workspaces: self.workspace_infos() })
+                }
+                WorkspaceRequest::Get(p) => self.workspace_get(p),
+                WorkspaceRequest::Focus(p) => self.workspace_focus(p),
+                WorkspaceRequest::Rename(p) => self.workspace_rename(p, fx_ref),
+                WorkspaceRequest::Move(p) => self.workspace_move(p, fx_ref),
+                WorkspaceRequest::MoveBlock(p) => self.workspace_move_block(p, fx_ref),
+                WorkspaceRequest::Close(p) => self.workspace_close(p, fx_ref),
+                WorkspaceRequest::ReportMetadata(_) => return None,
+            },
+            Request::Tab(request) => match request {
+                TabRequest::Create(p) => self.tab_create(p, fx_ref),
+                TabRequest::List(p) => self.tab_list(p),
+                TabRequest::Get(p) => self.tab_get(p),
+                TabRequest::Focus(p) => self.tab_focus(p),
+                TabRequest::Rename(p) => self.tab_rename(p, fx_ref),
+                TabRequest::Move(p) => self.tab_move(p, fx_ref),
+                TabRequest::Close(p) => self.tab_close(p, fx_ref),
+            },
+            Request::Pane(request) => match request {
+                PaneRequest::List(p) => self.pane_list(p),
+                PaneRequest::Get(p) => self.pane_get(p),
+                PaneRequest::Current(p) => self.pane_current(p),
+                PaneRequest::Focus(p) => self.pane_focus(p),
+                PaneRequest::Split(p) => self.pane_split(p, fx_ref),
+                PaneRequest::Rename(p) => self.pane_rename(p, fx_ref),
+                PaneRequest::Close(p) => self.pane_close(p, fx_ref),
+                PaneRequest::Layout(p) => self.pane_layout(p),
+                PaneRequest::Neighbor(p) => self.pane_neighbor(p),
+                PaneRequest::Edges(p) => self.pane_edges(p),
+                PaneRequest::FocusDirection(p) => self.pane_focus_direction(p),
+                PaneRequest::Resize(p) => self.pane_resize(p, fx_ref),
+                PaneRequest::Swap(p) => self.pane_swap(p, fx_ref),
+                PaneRequest::Zoom(p) => self.pane_zoom(p, fx_ref),
+                PaneRequest::Move(p) => self.pane_move(p, fx_ref),
+                _ => return None,
+            },
+            Request::Layout(request) => match request {
+                LayoutRequest::Export(p) => self.layout_export(p),
+                LayoutRequest::Apply(p) => self.layout_apply(p, fx_ref),
+                LayoutRequest::SetSplitRatio(p) => self.layout_set_split_ratio(p, fx_ref),
+            },
             _ => return None,
         };
-        if result.is_ok() && matches!(method, "pane.focus" | "tab.focus" | "workspace.focus") {
+        if result.is_ok() && focuses {
             // Focusing marks the tab seen even when it already had the focus.
             self.mark_focused_tab_seen(&mut fx);
         }
@@ -217,6 +237,20 @@ impl Session {
             self.finish(&before, &mut fx);
             (result, fx)
         }))
+    }
+
+    /// Tests drive the model with the wire form: `method` and its params as JSON, parsed as
+    /// the envelope would; a parse failure is `BadParams`.
+    #[cfg(test)]
+    pub fn handle_json(
+        &mut self,
+        method: &str,
+        params: serde_json::Value,
+    ) -> Option<Result<(ApiResult, Effects), HandleError>> {
+        match Request::parse(method, &params) {
+            Ok(request) => self.handle(request),
+            Err(e) => Some(Err(HandleError::BadParams(e.to_string()))),
+        }
     }
 
     /// Completes `fx` after an operation: focus events when the focused pane changed, final

@@ -2,12 +2,11 @@
 //! its key; a move to another workspace gives it a new public id there and keeps the old one as
 //! an alias. Reported as `pane_moved` (never as a close plus a create).
 
+use herdr_protocol::api::requests::{MoveDestination, PaneMoveParams};
 use herdr_protocol::api::{ApiError, ApiResult, Event, PaneMoveReason, PaneMoveResult, SplitDirection};
-use serde_json::Value;
 
 use super::model::{Loc, Session};
 use super::panes::split_ratio;
-use super::params::{self, MoveDestination, parse};
 use super::workspaces::clean_label;
 use super::{Effects, Handled, PaneKey};
 
@@ -19,8 +18,8 @@ enum Plan {
 }
 
 impl Session {
-    pub(super) fn pane_move(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::PaneMove = parse(params)?;
+    pub(super) fn pane_move(&mut self, p: PaneMoveParams, fx: &mut Effects) -> Handled {
+        let focus = p.focus();
         let key = self.resolve_pane(&p.pane_id)?;
         let loc = self.loc_of(key)?;
         let plan = match p.destination {
@@ -87,7 +86,7 @@ impl Session {
         if self.workspaces[tloc.wi].number != source_ws {
             self.renumber(key, tloc.wi, previous_pane_id.clone());
         }
-        if p.focus {
+        if focus {
             self.activate(key);
         }
         let pane = self.info_of(key)?;

@@ -1,11 +1,13 @@
 //! `pane.*` methods about pane existence and metadata (list, get, current, focus, split, rename,
 //! close) and the worker-reported changes (exit, title, cwd, agent status).
 
+use herdr_protocol::api::requests::{
+    OptionalWorkspace, PaneCurrentParams, PaneRenameParams, PaneSplitParams, PaneTarget,
+};
 use herdr_protocol::api::{AgentStatus, ApiError, ApiResult, Event};
-use serde_json::Value;
 
 use super::model::Session;
-use super::params::{self, parse};
+use super::params;
 use super::tree::clamp_ratio;
 use super::workspaces::clean_label;
 use super::{Effects, Handled, PaneKey};
@@ -41,33 +43,29 @@ impl Session {
         self.pane_info(key).ok_or_else(|| ApiError::internal("pane is not placed in any tab"))
     }
 
-    pub(super) fn pane_list(&mut self, params: Value) -> Handled {
-        let p: params::OptionalWorkspace = parse(params)?;
+    pub(super) fn pane_list(&mut self, p: OptionalWorkspace) -> Handled {
         let wi = p.workspace_id.as_deref().map(|id| self.resolve_workspace(id)).transpose()?;
         Ok(ApiResult::PaneList { panes: self.pane_infos(wi) })
     }
 
-    pub(super) fn pane_get(&mut self, params: Value) -> Handled {
-        let p: params::PaneTarget = parse(params)?;
+    pub(super) fn pane_get(&mut self, p: PaneTarget) -> Handled {
         let key = self.resolve_pane(&p.pane_id)?;
         Ok(ApiResult::PaneInfo { pane: Box::new(self.info_of(key)?) })
     }
 
-    pub(super) fn pane_current(&mut self, params: Value) -> Handled {
-        let p: params::PaneCurrent = parse(params)?;
+    pub(super) fn pane_current(&mut self, p: PaneCurrentParams) -> Handled {
         let key = self.pane_or_focused(p.caller_pane_id.as_deref())?;
         Ok(ApiResult::PaneCurrent { pane: Box::new(self.info_of(key)?) })
     }
 
-    pub(super) fn pane_focus(&mut self, params: Value) -> Handled {
-        let p: params::PaneTarget = parse(params)?;
+    pub(super) fn pane_focus(&mut self, p: PaneTarget) -> Handled {
         let key = self.resolve_pane(&p.pane_id)?;
         self.activate(key);
         Ok(ApiResult::PaneInfo { pane: Box::new(self.info_of(key)?) })
     }
 
-    pub(super) fn pane_split(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::PaneSplit = parse(params)?;
+    pub(super) fn pane_split(&mut self, p: PaneSplitParams, fx: &mut Effects) -> Handled {
+        let focus = p.focus();
         let target = match (&p.target_pane_id, &p.workspace_id) {
             (Some(id), _) => self.resolve_pane(id)?,
             (None, Some(ws)) => {
@@ -86,7 +84,7 @@ impl Session {
         let key = self.new_pane(loc.wi, cwd.clone(), None);
         self.attach_split(target, p.direction, ratio, key);
         fx.spawn(key, cwd, None, params::env_pairs(p.env));
-        if p.focus {
+        if focus {
             self.activate(key);
         }
         let pane = self.info_of(key)?;
@@ -95,8 +93,7 @@ impl Session {
         Ok(ApiResult::PaneInfo { pane: Box::new(pane) })
     }
 
-    pub(super) fn pane_rename(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::PaneRename = parse(params)?;
+    pub(super) fn pane_rename(&mut self, p: PaneRenameParams, fx: &mut Effects) -> Handled {
         let key = self.resolve_pane(&p.pane_id)?;
         let label = clean_label(p.label);
         if let Some(pane) = self.panes.get_mut(&key)
@@ -109,8 +106,7 @@ impl Session {
         Ok(ApiResult::PaneInfo { pane: Box::new(self.info_of(key)?) })
     }
 
-    pub(super) fn pane_close(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::PaneTarget = parse(params)?;
+    pub(super) fn pane_close(&mut self, p: PaneTarget, fx: &mut Effects) -> Handled {
         let key = self.resolve_pane(&p.pane_id)?;
         self.remove_pane(key, false, fx);
         fx.closes.push(key);
@@ -250,7 +246,11 @@ mod tests {
         assert_eq!(split_ratio(Some(0.02)), Ok(0.1));
         assert_eq!(split_ratio(Some(0.97)), Ok(0.9));
         for bad in [0.0, 1.0, -0.5, 2.0, f64::NAN, f64::INFINITY] {
-            assert_eq!(split_ratio(Some(bad)).map_err(|e| e.code), Err("invalid_ratio".to_owned()), "{bad}");
+            assert_eq!(
+                split_ratio(Some(bad)).map_err(|e| e.code.as_str().to_owned()),
+                Err("invalid_ratio".to_owned()),
+                "{bad}"
+            );
         }
     }
 

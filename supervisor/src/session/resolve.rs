@@ -4,7 +4,7 @@
 //! (raw = the internal pane key), `<ws>-<n>` (decimal pane number), and old pane ids kept after a
 //! cross-workspace move.
 
-use herdr_protocol::api::ApiError;
+use herdr_protocol::api::{ApiError, WorkspaceRef};
 
 use super::PaneKey;
 use super::ids;
@@ -17,14 +17,12 @@ impl Session {
     }
 
     fn find_workspace(&self, id: &str) -> Option<usize> {
-        if let Some(n) = id.strip_prefix("w_").and_then(ids::decimal) {
-            return self.ws_index(n);
+        match WorkspaceRef::parse(id)? {
+            WorkspaceRef::Number(n) => self.ws_index(n),
+            WorkspaceRef::Position(position) => {
+                position.checked_sub(1).map(|i| i as usize).filter(|&i| i < self.workspaces.len())
+            }
         }
-        if let Some(position) = ids::decimal(id) {
-            return position.checked_sub(1).map(|i| i as usize).filter(|&i| i < self.workspaces.len());
-        }
-        let n = id.strip_prefix('w').and_then(ids::decode_number)?;
-        self.ws_index(n)
     }
 
     /// The location of tab `id` (its `ti`).

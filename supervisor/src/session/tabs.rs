@@ -1,16 +1,18 @@
 //! `tab.*` methods.
 
+use herdr_protocol::api::requests::{
+    OptionalWorkspace, TabCreateParams, TabMoveParams, TabRenameParams, TabTarget,
+};
 use herdr_protocol::api::{ApiError, ApiResult, Event};
-use serde_json::Value;
 
 use super::model::{Loc, Session};
-use super::params::{self, parse};
+use super::params;
 use super::workspaces::clean_label;
 use super::{Effects, Handled};
 
 impl Session {
-    pub(super) fn tab_create(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::TabCreate = parse(params)?;
+    pub(super) fn tab_create(&mut self, p: TabCreateParams, fx: &mut Effects) -> Handled {
+        let focus = p.focus();
         let wi = match &p.workspace_id {
             Some(id) => self.resolve_workspace(id)?,
             None => self.active_index().ok_or_else(ApiError::no_active_workspace)?,
@@ -19,7 +21,7 @@ impl Session {
         let key = self.new_pane(wi, cwd.clone(), None);
         let ti = self.add_tab(wi, clean_label(p.label), key);
         fx.spawn(key, cwd, None, params::env_pairs(p.env));
-        if p.focus {
+        if focus {
             self.activate(key);
         }
         let tab = self.tab_info(wi, ti);
@@ -30,8 +32,7 @@ impl Session {
     }
 
     /// Tabs of one workspace, or of every workspace in display order.
-    pub(super) fn tab_list(&mut self, params: Value) -> Handled {
-        let p: params::OptionalWorkspace = parse(params)?;
+    pub(super) fn tab_list(&mut self, p: OptionalWorkspace) -> Handled {
         let tabs = match &p.workspace_id {
             Some(id) => self.tab_infos(self.resolve_workspace(id)?),
             None => (0..self.workspaces.len()).flat_map(|wi| self.tab_infos(wi)).collect(),
@@ -39,21 +40,18 @@ impl Session {
         Ok(ApiResult::TabList { tabs })
     }
 
-    pub(super) fn tab_get(&mut self, params: Value) -> Handled {
-        let p: params::TabTarget = parse(params)?;
+    pub(super) fn tab_get(&mut self, p: TabTarget) -> Handled {
         let loc = self.resolve_tab(&p.tab_id)?;
         Ok(ApiResult::TabInfo { tab: Box::new(self.tab_info(loc.wi, loc.ti)) })
     }
 
-    pub(super) fn tab_focus(&mut self, params: Value) -> Handled {
-        let p: params::TabTarget = parse(params)?;
+    pub(super) fn tab_focus(&mut self, p: TabTarget) -> Handled {
         let loc = self.resolve_tab(&p.tab_id)?;
         self.activate(self.tab(loc).focused);
         Ok(ApiResult::TabInfo { tab: Box::new(self.tab_info(loc.wi, loc.ti)) })
     }
 
-    pub(super) fn tab_rename(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::TabRename = parse(params)?;
+    pub(super) fn tab_rename(&mut self, p: TabRenameParams, fx: &mut Effects) -> Handled {
         let loc = self.resolve_tab(&p.tab_id)?;
         self.tab_mut(loc).label = clean_label(Some(p.label));
         let info = self.tab_info(loc.wi, loc.ti);
@@ -65,8 +63,7 @@ impl Session {
         Ok(ApiResult::TabInfo { tab: Box::new(info) })
     }
 
-    pub(super) fn tab_move(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::TabMove = parse(params)?;
+    pub(super) fn tab_move(&mut self, p: TabMoveParams, fx: &mut Effects) -> Handled {
         let loc = self.resolve_tab(&p.tab_id)?;
         let tab_id = self.tab_public_id(loc.wi, loc.ti);
         let tabs = &mut self.workspaces[loc.wi].tabs;
@@ -84,8 +81,7 @@ impl Session {
     }
 
     /// Closes a tab and its panes; the last tab closes its workspace.
-    pub(super) fn tab_close(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::TabTarget = parse(params)?;
+    pub(super) fn tab_close(&mut self, p: TabTarget, fx: &mut Effects) -> Handled {
         let loc = self.resolve_tab(&p.tab_id)?;
         if self.workspaces[loc.wi].tabs.len() == 1 {
             let info = self.workspace_info(loc.wi);

@@ -7,7 +7,7 @@ use super::{Effects, HandleError, PaneKey, Session};
 
 /// Runs a method that must succeed; the result as JSON plus the effects.
 pub(super) fn call(s: &mut Session, method: &str, params: Value) -> (Value, Effects) {
-    match s.handle(method, params) {
+    match s.handle_json(method, params) {
         Some(Ok((result, fx))) => (serde_json::to_value(result).expect("result serializes"), fx),
         Some(Err(e)) => panic!("{method} failed: {e}"),
         None => panic!("{method} is not a session method"),
@@ -16,8 +16,8 @@ pub(super) fn call(s: &mut Session, method: &str, params: Value) -> (Value, Effe
 
 /// Runs a method that must fail with an API error; its code.
 pub(super) fn api_error(s: &mut Session, method: &str, params: Value) -> (String, String) {
-    match s.handle(method, params) {
-        Some(Err(HandleError::Api(e))) => (e.code, e.message),
+    match s.handle_json(method, params) {
+        Some(Err(HandleError::Api(e))) => (e.code.as_str().to_owned(), e.message),
         Some(Err(e)) => panic!("{method}: expected an API error, got {e}"),
         Some(Ok((result, _))) => panic!("{method}: expected an error, got {result:?}"),
         None => panic!("{method} is not a session method"),
@@ -127,17 +127,20 @@ fn workspace_ids_use_bijective_base32_and_are_never_reused() {
 #[test]
 fn bad_params_and_unknown_methods() {
     let mut s = one_workspace();
-    assert!(s.handle("pane.send_text", json!({})).is_none());
-    match s.handle("workspace.get", json!({})) {
+    assert!(
+        s.handle_json("pane.send_text", json!({"pane_id": "w1:p1", "text": "x"})).is_none(),
+        "a worker method"
+    );
+    match s.handle_json("workspace.get", json!({})) {
         Some(Err(HandleError::BadParams(msg))) => assert!(msg.contains("workspace_id"), "{msg}"),
         other => panic!("expected bad params, got {other:?}"),
     }
-    match s.handle("pane.split", json!({"direction": "left"})) {
+    match s.handle_json("pane.split", json!({"direction": "left"})) {
         Some(Err(e @ HandleError::BadParams(_))) => assert!(e.to_string().starts_with("invalid request: ")),
         other => panic!("expected bad params, got {other:?}"),
     }
     assert!(matches!(
-        s.handle("workspace.create", json!({"focus": "yes"})),
+        s.handle_json("workspace.create", json!({"focus": "yes"})),
         Some(Err(HandleError::BadParams(_)))
     ));
     // Unknown params are ignored.

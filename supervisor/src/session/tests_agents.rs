@@ -59,8 +59,8 @@ fn statuses(events: &[Event]) -> Vec<AgentStatus> {
 /// A workspace with two panes side by side; the first (left) keeps the focus.
 fn two_panes() -> (Session, PaneKey, PaneKey) {
     let mut s = Session::new(120, 40);
-    s.handle("workspace.create", json!({})).and_then(Result::ok).expect("workspace");
-    s.handle("pane.split", json!({"direction": "right"})).and_then(Result::ok).expect("split");
+    s.handle_json("workspace.create", json!({})).and_then(Result::ok).expect("workspace");
+    s.handle_json("pane.split", json!({"direction": "right"})).and_then(Result::ok).expect("split");
     let keys = s.pane_keys();
     (s, keys[0], keys[1])
 }
@@ -90,9 +90,10 @@ fn detection_feeds_pane_records_roll_ups_and_events() {
     assert_eq!(s.snapshot().agents[0].state_change_seq, 4, "detected, idle, working, idle");
 
     // Reads do not mark seen; focusing the pane does.
-    let _ = s.handle("pane.get", json!({"pane_id": "w1:p2"}));
+    let _ = s.handle_json("pane.get", json!({"pane_id": "w1:p2"}));
     assert_eq!(s.published_status(right), Some(AgentStatus::Done));
-    let (_, fx) = s.handle("pane.focus", json!({"pane_id": "w1:p2"})).and_then(Result::ok).expect("focus");
+    let (_, fx) =
+        s.handle_json("pane.focus", json!({"pane_id": "w1:p2"})).and_then(Result::ok).expect("focus");
     assert_eq!(statuses(&valid_events(&fx)), [AgentStatus::Idle]);
 
     // The exit releases the agent with its final status.
@@ -111,7 +112,8 @@ fn focusing_the_already_focused_pane_still_marks_it_seen() {
     s.agent_screen(left, &verdict("codex", DetectedState::Working));
     s.agent_screen(left, &verdict("codex", DetectedState::Idle));
     assert_eq!(s.published_status(left), Some(AgentStatus::Done), "no client shows it");
-    let (_, fx) = s.handle("pane.focus", json!({"pane_id": "w1:p1"})).and_then(Result::ok).expect("focus");
+    let (_, fx) =
+        s.handle_json("pane.focus", json!({"pane_id": "w1:p1"})).and_then(Result::ok).expect("focus");
     assert_eq!(statuses(&fx.events), [AgentStatus::Idle]);
 }
 
@@ -130,23 +132,35 @@ fn a_focused_client_sees_completions_in_the_active_tab() {
 #[test]
 fn agent_targets_are_canonical_pane_ids_or_live_names() {
     let (mut s, left, right) = two_panes();
-    assert_eq!(s.resolve_agent("w1:p2").map_err(|e| e.code), Err("agent_not_found".to_owned()));
+    assert_eq!(
+        s.resolve_agent("w1:p2").map_err(|e| e.code.as_str().to_owned()),
+        Err("agent_not_found".to_owned())
+    );
     s.agent_identity(right, Some("claude".into()), IdentityReason::Detected);
     assert_eq!(s.resolve_agent("w1:p2"), Ok(right));
-    assert_eq!(s.resolve_agent("p_2").map_err(|e| e.code), Err("agent_not_found".into()), "no aliases");
+    assert_eq!(
+        s.resolve_agent("p_2").map_err(|e| e.code.as_str().to_owned()),
+        Err("agent_not_found".into()),
+        "no aliases"
+    );
     let fx = s.agent_rename(right, Some("reviewer".into())).expect("rename");
     assert!(valid_events(&fx).iter().any(|e| matches!(e, Event::PaneUpdated { .. })));
     assert_eq!(s.resolve_agent("reviewer"), Ok(right));
     s.agent_identity(left, Some("codex".into()), IdentityReason::Detected);
-    let taken = s.agent_rename(left, Some("reviewer".into())).map(|_| ()).map_err(|e| e.code);
+    let taken =
+        s.agent_rename(left, Some("reviewer".into())).map(|_| ()).map_err(|e| e.code.as_str().to_owned());
     assert_eq!(taken, Err("agent_name_taken".into()));
-    let bad = s.agent_rename(left, Some("Bad Name".into())).map(|_| ()).map_err(|e| e.code);
+    let bad =
+        s.agent_rename(left, Some("Bad Name".into())).map(|_| ()).map_err(|e| e.code.as_str().to_owned());
     assert_eq!(bad, Err("invalid_agent_name".into()));
     let infos = s.agent_infos();
     assert_eq!(infos.iter().map(|i| i.pane_id.as_str()).collect::<Vec<_>>(), ["w1:p1", "w1:p2"]);
     valid_result(ApiResult::AgentList { agents: infos });
     s.agent_identity(right, None, IdentityReason::Exited);
-    assert_eq!(s.resolve_agent("reviewer").map_err(|e| e.code), Err("agent_not_found".into()));
+    assert_eq!(
+        s.resolve_agent("reviewer").map_err(|e| e.code.as_str().to_owned()),
+        Err("agent_not_found".into())
+    );
 }
 
 #[test]
@@ -200,7 +214,7 @@ fn launches_show_pending_then_ready_and_expire() {
 
     s.agent_launch(left, "w2".into(), "codex".into(), now + Duration::from_secs(5));
     s.reconcile_launches(now + Duration::from_secs(6));
-    assert_eq!(s.resolve_agent("w2").map_err(|e| e.code), Err("agent_not_found".into()));
+    assert_eq!(s.resolve_agent("w2").map_err(|e| e.code.as_str().to_owned()), Err("agent_not_found".into()));
 }
 
 #[test]

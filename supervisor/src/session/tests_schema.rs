@@ -80,7 +80,7 @@ fn every_produced_result_and_event_validates() {
     let mut results = Vec::new();
     let mut events = Vec::new();
     for (method, params) in scenario() {
-        let (result, fx) = match s.handle(method, params.clone()) {
+        let (result, fx) = match s.handle_json(method, params.clone()) {
             Some(Ok(done)) => done,
             other => panic!("{method} {params}: {other:?}"),
         };
@@ -99,7 +99,7 @@ fn every_produced_result_and_event_validates() {
     check_effects("exit", &s.pane_exited(keys[0]), &mut events);
     // A workspace created without any cwd learns its label from the first reported one.
     let mut fresh = Session::new(80, 24);
-    let (_, fx) = fresh.handle("workspace.create", json!({})).and_then(Result::ok).expect("created");
+    let (_, fx) = fresh.handle_json("workspace.create", json!({})).and_then(Result::ok).expect("created");
     check_effects("fresh", &fx, &mut events);
     check_effects("fresh cwd", &fresh.set_pane_cwd(fx.spawns[0].pane, "/srv".into()), &mut events);
     for kind in [

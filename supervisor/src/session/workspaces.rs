@@ -1,12 +1,15 @@
 //! `workspace.*` methods.
 
+use herdr_protocol::api::requests::{
+    WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceMoveBlockParams, WorkspaceMoveParams,
+    WorkspaceRenameParams, WorkspaceTarget,
+};
 use std::collections::HashSet;
 
 use herdr_protocol::api::{ApiError, ApiResult, Event};
-use serde_json::Value;
 
 use super::model::Session;
-use super::params::{self, parse};
+use super::params;
 use super::{Effects, Handled};
 
 /// Labels are trimmed; an empty label means "none" (the automatic one).
@@ -22,8 +25,8 @@ impl Session {
         self.panes.get(&tab.focused)?.cwd.clone()
     }
 
-    pub(super) fn workspace_create(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::WorkspaceCreate = parse(params)?;
+    pub(super) fn workspace_create(&mut self, p: WorkspaceCreateParams, fx: &mut Effects) -> Handled {
+        let focus = p.focus();
         let source = match &p.source_workspace_id {
             Some(id) => Some(self.resolve_workspace(id)?),
             None => self.active_index(),
@@ -31,7 +34,7 @@ impl Session {
         let cwd = p.cwd.or_else(|| source.and_then(|wi| self.focused_cwd(wi)));
         let (wi, key) = self.add_workspace(clean_label(p.label), cwd.clone());
         fx.spawn(key, cwd, None, params::env_pairs(p.env));
-        if p.focus || self.active.is_none() {
+        if focus || self.active.is_none() {
             self.activate(key);
         }
         let workspace = self.workspace_info(wi);
@@ -47,14 +50,12 @@ impl Session {
         })
     }
 
-    pub(super) fn workspace_get(&mut self, params: Value) -> Handled {
-        let p: params::WorkspaceTarget = parse(params)?;
+    pub(super) fn workspace_get(&mut self, p: WorkspaceTarget) -> Handled {
         let wi = self.resolve_workspace(&p.workspace_id)?;
         Ok(ApiResult::WorkspaceInfo { workspace: Box::new(self.workspace_info(wi)) })
     }
 
-    pub(super) fn workspace_focus(&mut self, params: Value) -> Handled {
-        let p: params::WorkspaceTarget = parse(params)?;
+    pub(super) fn workspace_focus(&mut self, p: WorkspaceTarget) -> Handled {
         let wi = self.resolve_workspace(&p.workspace_id)?;
         let ws = &self.workspaces[wi];
         let focused = ws.tabs[ws.active_tab_index()].focused;
@@ -62,8 +63,7 @@ impl Session {
         Ok(ApiResult::WorkspaceInfo { workspace: Box::new(self.workspace_info(wi)) })
     }
 
-    pub(super) fn workspace_rename(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::WorkspaceRename = parse(params)?;
+    pub(super) fn workspace_rename(&mut self, p: WorkspaceRenameParams, fx: &mut Effects) -> Handled {
         let wi = self.resolve_workspace(&p.workspace_id)?;
         self.workspaces[wi].label = clean_label(Some(p.label));
         let info = self.workspace_info(wi);
@@ -74,8 +74,7 @@ impl Session {
         Ok(ApiResult::WorkspaceInfo { workspace: Box::new(info) })
     }
 
-    pub(super) fn workspace_move(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::WorkspaceMove = parse(params)?;
+    pub(super) fn workspace_move(&mut self, p: WorkspaceMoveParams, fx: &mut Effects) -> Handled {
         let wi = self.resolve_workspace(&p.workspace_id)?;
         let ws = self.workspaces.remove(wi);
         let index = p.insert_index.min(self.workspaces.len());
@@ -86,8 +85,7 @@ impl Session {
         Ok(ApiResult::WorkspaceList { workspaces })
     }
 
-    pub(super) fn workspace_move_block(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::WorkspaceMoveBlock = parse(params)?;
+    pub(super) fn workspace_move_block(&mut self, p: WorkspaceMoveBlockParams, fx: &mut Effects) -> Handled {
         if p.workspace_ids.is_empty() {
             return Err(ApiError::workspace_move_block_failed("workspace_ids must not be empty").into());
         }
@@ -133,8 +131,7 @@ impl Session {
         Ok(ApiResult::WorkspaceList { workspaces })
     }
 
-    pub(super) fn workspace_close(&mut self, params: Value, fx: &mut Effects) -> Handled {
-        let p: params::WorkspaceTarget = parse(params)?;
+    pub(super) fn workspace_close(&mut self, p: WorkspaceCloseParams, fx: &mut Effects) -> Handled {
         let wi = self.resolve_workspace(&p.workspace_id)?;
         let info = self.workspace_info(wi);
         fx.closes.extend(self.remove_workspace(wi));

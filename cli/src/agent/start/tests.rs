@@ -29,7 +29,7 @@ impl Conversation for Script {
         self.sent.push(request.to_value());
         let (method, reply) =
             self.replies.pop_front().unwrap_or_else(|| panic!("unscripted request {request:?}"));
-        assert_eq!(request.method, method, "request order");
+        assert_eq!(request.method(), method, "request order");
         Ok(reply)
     }
 

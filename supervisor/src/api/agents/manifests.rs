@@ -11,7 +11,7 @@ use herdr_protocol::api::{AgentManifestInfo, ApiResult};
 use herdr_protocol::ipc::WorkerRequest;
 use herdr_protocol::paths;
 
-use crate::api::envelope::{Failure, Request};
+use crate::api::envelope::Failure;
 use crate::state::Shared;
 
 /// Where the workers look for manifest overrides.
@@ -77,14 +77,14 @@ fn current() -> Vec<AgentManifestInfo> {
     manifest_infos(&loaded.set)
 }
 
-pub async fn reload(shared: &Shared, _req: &Request) -> Result<ApiResult, Failure> {
+pub async fn reload(shared: &Shared) -> Result<ApiResult, Failure> {
     for handle in shared.all_pane_handles() {
         handle.notify(shared.next_request_id(), WorkerRequest::ReloadManifests);
     }
     Ok(ApiResult::AgentManifestReload { manifests: current() })
 }
 
-pub async fn status(_shared: &Shared, _req: &Request) -> Result<ApiResult, Failure> {
+pub async fn status(_shared: &Shared) -> Result<ApiResult, Failure> {
     Ok(ApiResult::AgentManifestStatus { last_check_unix: None, last_result: None, manifests: current() })
 }
 

@@ -2,15 +2,15 @@
 //! pending launch under the agent's name. Returns at once; `launch_pending` /
 //! `interactive_ready` on the agent's record tell the caller when it is ready.
 
+use herdr_protocol::api::requests::AgentStartParams;
 use std::time::{Duration, Instant};
 
 use herdr_manifests::Agent;
-use herdr_protocol::api::{ApiError, ApiResult};
+use herdr_protocol::api::{ApiError, ApiResult, ErrorCode};
 use herdr_protocol::ipc::{WorkerRequest, WorkerResponse};
-use serde::Deserialize;
 
 use super::with_session;
-use crate::api::envelope::{Failure, Request, params};
+use crate::api::envelope::Failure;
 use crate::api::panes::{self, Target};
 use crate::session::Effects;
 use crate::state::Shared;
@@ -20,16 +20,6 @@ pub const DEFAULT_START_TIMEOUT_MS: u64 = 30_000;
 pub const MIN_START_TIMEOUT_MS: u64 = 3_000;
 /// ...and at most this.
 pub const MAX_START_TIMEOUT_MS: u64 = 300_000;
-
-#[derive(Deserialize)]
-struct StartParams {
-    name: String,
-    kind: String,
-    pane_id: String,
-    #[serde(default)]
-    args: Vec<String>,
-    timeout_ms: Option<u64>,
-}
 
 /// One shell word: kept as is when it is plainly safe, else single-quoted.
 pub fn shell_word(arg: &str) -> String {
@@ -41,7 +31,7 @@ fn check_timeout(timeout_ms: Option<u64>) -> Result<Duration, ApiError> {
     let ms = timeout_ms.unwrap_or(DEFAULT_START_TIMEOUT_MS);
     if ms <= MIN_START_TIMEOUT_MS || ms > MAX_START_TIMEOUT_MS {
         return Err(ApiError::new(
-            "invalid_agent_timeout",
+            ErrorCode::InvalidAgentTimeout,
             format!(
                 "agent start timeout must be greater than {MIN_START_TIMEOUT_MS} ms and at most \
                  {MAX_START_TIMEOUT_MS} ms"
@@ -52,22 +42,26 @@ fn check_timeout(timeout_ms: Option<u64>) -> Result<Duration, ApiError> {
 }
 
 fn busy(pane_id: &str) -> ApiError {
-    ApiError::new("agent_pane_busy", format!("pane {pane_id} is not at an idle shell prompt"))
+    ApiError::new(ErrorCode::AgentPaneBusy, format!("pane {pane_id} is not at an idle shell prompt"))
 }
 
-pub async fn start(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: StartParams = params(req)?;
+pub async fn start(shared: &Shared, p: AgentStartParams) -> Result<ApiResult, Failure> {
     let timeout = check_timeout(p.timeout_ms)?;
     let kind = Agent::from_label(&p.kind).ok_or_else(|| {
-        ApiError::new("unsupported_agent_kind", format!("unsupported agent kind {}", p.kind))
+        ApiError::new(ErrorCode::UnsupportedAgentKind, format!("unsupported agent kind {}", p.kind))
     })?;
-    if let Some(bad) = p.args.iter().find(|a| a.chars().any(|c| c.is_control())) {
-        return Err(ApiError::new("invalid_agent_argument", format!("invalid agent argument {bad:?}")).into());
+    let args = p.args.clone().unwrap_or_default();
+    if let Some(bad) = args.iter().find(|a| a.chars().any(|c| c.is_control())) {
+        return Err(ApiError::new(
+            ErrorCode::InvalidAgentArgument,
+            format!("invalid agent argument {bad:?}"),
+        )
+        .into());
     }
     let target = with_session(shared, |s| {
-        let key = s
-            .resolve_pane(&p.pane_id)
-            .map_err(|_| ApiError::new("agent_pane_not_found", format!("pane {} not found", p.pane_id)))?;
+        let key = s.resolve_pane(&p.pane_id).map_err(|_| {
+            ApiError::new(ErrorCode::AgentPaneNotFound, format!("pane {} not found", p.pane_id))
+        })?;
         s.check_launch_name(key, &p.name)?;
         let (workspace_id, tab_id, pane_id) =
             s.pane_ids(key).ok_or_else(|| ApiError::pane_not_found(&p.pane_id))?;
@@ -83,17 +77,19 @@ pub async fn start(shared: &Shared, req: &Request) -> Result<ApiResult, Failure>
         _ => return Err(busy(&target.pane_id).into()),
     }
     let argv: Vec<String> =
-        std::iter::once(kind.interactive_executable().to_owned()).chain(p.args.iter().cloned()).collect();
+        std::iter::once(kind.interactive_executable().to_owned()).chain(args.iter().cloned()).collect();
     let line: Vec<String> = argv.iter().map(|a| shell_word(a)).collect();
     let typed = format!("{}\r", line.join(" "));
     match panes::ask(shared, &target, WorkerRequest::SendText(typed)).await {
         Ok(WorkerResponse::Ok) => {}
         Ok(other) => {
-            return Err(
-                ApiError::new("agent_start_input_failed", format!("unexpected answer: {other:?}")).into()
-            );
+            return Err(ApiError::new(
+                ErrorCode::AgentStartInputFailed,
+                format!("unexpected answer: {other:?}"),
+            )
+            .into());
         }
-        Err(e) => return Err(ApiError::new("agent_start_input_failed", e.message).into()),
+        Err(e) => return Err(ApiError::new(ErrorCode::AgentStartInputFailed, e.message).into()),
     }
     let deadline = Instant::now() + timeout;
     let info = with_session(shared, |s| {

@@ -3,14 +3,14 @@
 //! every wake-up re-reads the hub from a cursor and probes the session, nothing polls. The only
 //! timers are the caller's timeout, the prompt's 5 s activity gate and its 300 ms Enter delay.
 
+use herdr_protocol::api::requests::{AgentPromptParams, AgentWaitParams};
 use std::time::{Duration, Instant};
 
-use herdr_protocol::api::{AgentInfo, AgentStatus, ApiError, ApiResult, Event};
+use herdr_protocol::api::{AgentInfo, AgentStatus, ApiError, ApiResult, ErrorCode, Event};
 use herdr_protocol::ipc::{WorkerRequest, WorkerResponse};
-use serde::Deserialize;
 
 use super::{pane_target, require_foreground, resolve};
-use crate::api::envelope::{Failure, Request, params};
+use crate::api::envelope::Failure;
 use crate::api::panes;
 use crate::session::PaneKey;
 use crate::state::Shared;
@@ -25,11 +25,11 @@ const FOCUS_IN: &str = "\x1b[I";
 const DEFAULT_UNTIL: [AgentStatus; 3] = [AgentStatus::Idle, AgentStatus::Done, AgentStatus::Blocked];
 
 fn not_running() -> ApiError {
-    ApiError::new("agent_not_running", "agent is no longer running in the target pane")
+    ApiError::new(ErrorCode::AgentNotRunning, "agent is no longer running in the target pane")
 }
 
 fn timed_out() -> ApiError {
-    ApiError::new("timeout", "timed out waiting for agent status")
+    ApiError::new(ErrorCode::Timeout, "timed out waiting for agent status")
 }
 
 /// The identity a wait follows.
@@ -169,15 +169,7 @@ fn until_or_default(until: Option<Vec<AgentStatus>>) -> Vec<AgentStatus> {
     }
 }
 
-#[derive(Deserialize)]
-struct WaitParams {
-    target: String,
-    until: Option<Vec<AgentStatus>>,
-    timeout_ms: Option<u64>,
-}
-
-pub async fn wait(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: WaitParams = params(req)?;
+pub async fn wait(shared: &Shared, p: AgentWaitParams) -> Result<ApiResult, Failure> {
     let until = until_or_default(p.until);
     // The cursor comes first: anything published after it is seen by the wait.
     let cursor = shared.hub.cursor();
@@ -192,40 +184,26 @@ pub async fn wait(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> 
     Ok(ApiResult::AgentInfo { agent: Box::new(info) })
 }
 
-#[derive(Deserialize)]
-struct PromptWait {
-    until: Option<Vec<AgentStatus>>,
-    timeout_ms: Option<u64>,
-}
-
-#[derive(Deserialize)]
-struct PromptParams {
-    target: String,
-    text: String,
-    wait: Option<PromptWait>,
-}
-
 async fn send(shared: &Shared, target: &panes::Target, body: WorkerRequest) -> Result<(), ApiError> {
     match panes::ask(shared, target, body).await? {
         WorkerResponse::Ok => Ok(()),
         other => Err(ApiError::new(
-            "agent_prompt_failed",
+            ErrorCode::AgentPromptFailed,
             format!("unexpected answer from pane worker: {other:?}"),
         )),
     }
 }
 
-pub async fn prompt(shared: &Shared, req: &Request) -> Result<ApiResult, Failure> {
-    let p: PromptParams = params(req)?;
+pub async fn prompt(shared: &Shared, p: AgentPromptParams) -> Result<ApiResult, Failure> {
     if p.text.trim().is_empty() {
-        return Err(ApiError::new("empty_agent_prompt", "agent prompt text must not be empty").into());
+        return Err(ApiError::new(ErrorCode::EmptyAgentPrompt, "agent prompt text must not be empty").into());
     }
     let cursor = shared.hub.cursor();
     let (key, info) = resolve(shared, &p.target)?;
     let agent = require_foreground(shared, key, &p.target)?;
     if info.agent_status == AgentStatus::Blocked {
         return Err(ApiError::new(
-            "agent_blocked",
+            ErrorCode::AgentBlocked,
             format!("agent {} is blocked; answer its prompt before sending another", p.target),
         )
         .into());
@@ -276,14 +254,14 @@ async fn activity_gate(
     let goal = Goal { until: &any, transient: false, after_seq: Some(seq_before) };
     match settle_within(shared, pin, cursor, &goal, Some(gate)).await {
         Ok(_) => Ok(()),
-        Err(e) if e.code == "timeout" && limit.is_none_or(|l| l > PROMPT_ACTIVITY_GATE) => {
+        Err(e) if e.code == ErrorCode::Timeout && limit.is_none_or(|l| l > PROMPT_ACTIVITY_GATE) => {
             let info = pin.probe(shared)?;
             let status = serde_json::to_value(info.agent_status)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_owned))
                 .unwrap_or_default();
             Err(ApiError::new(
-                "agent_prompt_stalled",
+                ErrorCode::AgentPromptStalled,
                 format!(
                     "agent {target} received the prompt but showed no observed state change within {} ms; \
                      status is {status} and state_change_seq remained {}",
@@ -325,7 +303,7 @@ mod tests {
         });
         let key = {
             let mut session = shared.session();
-            session.handle("workspace.create", json!({})).and_then(Result::ok).expect("workspace");
+            session.handle_json("workspace.create", json!({})).and_then(Result::ok).expect("workspace");
             session.pane_keys()[0]
         };
         (shared, key)
@@ -349,8 +327,8 @@ mod tests {
         }
     }
 
-    fn request(method: &str, params: serde_json::Value) -> Request {
-        Request { id: "t".into(), method: method.into(), params }
+    fn request(params: serde_json::Value) -> AgentWaitParams {
+        serde_json::from_value(params).expect("agent.wait params")
     }
 
     fn status_of(result: &ApiResult) -> AgentStatus {
@@ -368,7 +346,7 @@ mod tests {
         let waiter = {
             let shared = shared.clone();
             tokio::spawn(async move {
-                wait(&shared, &request("agent.wait", json!({"target": "w1:p1", "until": ["blocked"]}))).await
+                wait(&shared, request(json!({"target": "w1:p1", "until": ["blocked"]}))).await
             })
         };
         tokio::task::yield_now().await;
@@ -402,7 +380,7 @@ mod tests {
         let waiter = {
             let shared = shared.clone();
             tokio::spawn(async move {
-                wait(&shared, &request("agent.wait", json!({"target": "w1:p1", "until": ["blocked"]}))).await
+                wait(&shared, request(json!({"target": "w1:p1", "until": ["blocked"]}))).await
             })
         };
         tokio::task::yield_now().await;
@@ -434,8 +412,8 @@ mod tests {
     async fn a_wait_times_out_with_the_reference_message() {
         let (shared, key) = shared_with_pane();
         feed(&shared, |s| s.agent_identity(key, Some("claude".into()), IdentityReason::Detected));
-        let req = request("agent.wait", json!({"target": "w1:p1", "until": ["blocked"], "timeout_ms": 50}));
-        match wait(&shared, &req).await {
+        let req = request(json!({"target": "w1:p1", "until": ["blocked"], "timeout_ms": 50}));
+        match wait(&shared, req).await {
             Err(Failure::Api(e)) => {
                 assert_eq!(
                     (e.code.as_str(), e.message.as_str()),

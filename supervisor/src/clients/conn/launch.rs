@@ -7,11 +7,12 @@
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
-use herdr_protocol::api::ApiResult;
+use herdr_protocol::api::requests::ZoomMode;
+use herdr_protocol::api::{ApiResult, SplitDirection};
 use herdr_protocol::ipc::{ReadFormat, ReadSource, ReadSpec, WorkerRequest, WorkerResponse};
-use serde_json::json;
 
 use super::Connection;
+use crate::clients::calls;
 use crate::clients::commands::{self, CommandPlan};
 use crate::clients::notify::toast;
 use crate::state::Shared;
@@ -97,18 +98,15 @@ async fn carry_out(shared: &Shared, plan: CommandPlan) -> Result<(), String> {
 async fn open_pane(
     shared: &Shared,
     target: &str,
-    direction: &str,
+    direction: SplitDirection,
     argv: Vec<String>,
     zoom: bool,
 ) -> Result<(), String> {
-    let mut params = json!({ "target_pane_id": target, "direction": direction, "focus": true });
     // The session knows a pane's directory only when its shell reports it (OSC 7); otherwise
     // the program starts where the focused pane's processes are.
     let known = shared.session().snapshot().panes.iter().any(|p| p.pane_id == target && p.cwd.is_some());
-    if !known && let Some(cwd) = working_dir(shared, Some(target)).await {
-        params["cwd"] = json!(cwd);
-    }
-    let outcome = shared.session().handle("pane.split", params);
+    let cwd = if known { None } else { working_dir(shared, Some(target)).await };
+    let outcome = shared.session().handle(calls::split(target, direction, cwd));
     let (result, mut effects) = match outcome {
         Some(Ok(done)) => done,
         Some(Err(e)) => return Err(e.to_string()),
@@ -125,11 +123,10 @@ async fn open_pane(
             Err(_) => return Err("the pane's worker stopped while starting".to_owned()),
         }
     }
-    if let (true, ApiResult::PaneInfo { pane }) = (zoom, result) {
-        let params = json!({ "pane_id": pane.pane_id, "mode": "on" });
-        if let Some(Err(e)) = shared.session_call("pane.zoom", params).await {
-            log::debug!("zooming a command's pane failed: {e:?}");
-        }
+    if let (true, ApiResult::PaneInfo { pane }) = (zoom, result)
+        && let Some(Err(e)) = shared.session_call(calls::zoom(&pane.pane_id, Some(ZoomMode::On))).await
+    {
+        log::debug!("zooming a command's pane failed: {e:?}");
     }
     Ok(())
 }

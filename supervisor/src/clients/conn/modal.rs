@@ -9,14 +9,14 @@
 //! [`crate::clients::dialog`], [`crate::clients::confirm`], [`crate::clients::goto`]), drawing them
 //! ([`crate::render::draw_modal`]).
 
-use herdr_protocol::api::SessionSnapshot;
+use herdr_protocol::api::{Request, SessionSnapshot};
 use ratatui_core::layout::Rect;
-use serde_json::{Value, json};
 use tokio::sync::watch;
 
 use super::Connection;
 use super::mouse::Target;
 use crate::clients::actions::{self, Prompts, Step, UiStep};
+use crate::clients::calls;
 use crate::clients::confirm::{CloseConfirm, ConfirmKey};
 use crate::clients::dialog::{DialogKey, RenameDialog, RenameTarget};
 use crate::clients::goto::{GotoInput, GotoPicker};
@@ -109,8 +109,8 @@ impl Connection {
                 DialogKey::Apply => {
                     let apply = dialog.apply();
                     self.modals.set(None);
-                    if let Some((method, params)) = apply {
-                        self.call(method, params).await;
+                    if let Some(request) = apply {
+                        self.call(request).await;
                     }
                 }
             },
@@ -122,9 +122,9 @@ impl Connection {
                 ConfirmKey::Stay => {}
                 ConfirmKey::Cancel => self.modals.set(None),
                 ConfirmKey::Confirm => {
-                    let (method, params) = confirm.target().call();
+                    let request = confirm.target().call();
                     self.modals.set(None);
-                    self.call(method, params).await;
+                    self.call(request).await;
                 }
             },
             (Modal::Goto(picker), InputEvent::Key(key)) => {
@@ -220,8 +220,9 @@ impl Connection {
         match step {
             UiStep::Rename(target, current) => self.open_rename(target, &current),
             UiStep::Confirm(confirm) => self.modals.set(Some(Modal::Confirm(confirm))),
-            UiStep::CreateAndName(method, params) => {
-                match self.hub.shared.session_call(method, params).await {
+            UiStep::CreateAndName(request) => {
+                let method = request.method();
+                match self.hub.shared.session_call(request).await {
                     Some(Ok(created)) => {
                         if let Some(dialog) = RenameDialog::for_created(&created) {
                             self.modals.set(Some(Modal::Rename(dialog)));
@@ -234,7 +235,7 @@ impl Connection {
             UiStep::LastPane => {
                 self.track_focus();
                 if let Some(pane_id) = self.recent.previous(&snapshot).map(str::to_owned) {
-                    self.call("pane.focus", json!({ "pane_id": pane_id })).await;
+                    self.call(calls::focus_pane(&pane_id)).await;
                 }
             }
             UiStep::MoveSelection { forward } => {
@@ -244,10 +245,10 @@ impl Connection {
             }
             UiStep::SwitchToSelection => {
                 let selected = self.view.borrow().selected_workspace;
-                if let Some(Step::Call(method, params)) =
+                if let Some(Step::Call(request)) =
                     selected.map(|index| actions::focus_workspace(&snapshot, index))
                 {
-                    self.call(method, params).await;
+                    self.call(request).await;
                 }
             }
             UiStep::Command(index) => self.custom_command(index).await,
@@ -258,7 +259,7 @@ impl Connection {
                 let target = self.hub.shared.screens.open_alert_target(open);
                 let focused = snapshot.focused_pane_id.as_deref();
                 if let Some(pane_id) = target.filter(|p| Some(p.as_str()) != focused) {
-                    self.call("pane.focus", json!({ "pane_id": pane_id })).await;
+                    self.call(calls::focus_pane(&pane_id)).await;
                 }
             }
         }
@@ -291,8 +292,9 @@ impl Connection {
         Rect::new(0, 0, view.cols, view.rows)
     }
 
-    async fn call(&self, method: &'static str, params: Value) {
-        if let Some(Err(e)) = self.hub.shared.session_call(method, params).await {
+    async fn call(&self, request: Request) {
+        let method = request.method();
+        if let Some(Err(e)) = self.hub.shared.session_call(request).await {
             log::debug!("{method} from a menu or dialog failed: {e:?}");
         }
     }

@@ -8,10 +8,10 @@
 //! Not here: what is under a cell (the compositor's [`hit_test`]) and what the program receives
 //! (the worker encodes for its program's mouse mode).
 
+use crate::clients::calls;
 use herdr_protocol::api::{PaneLayoutSplit, SessionSnapshot};
 use herdr_protocol::ipc::{PaneMouse, PaneMouseAction, PaneMouseButton, ScrollTo, WorkerRequest};
 use ratatui_core::layout::Rect;
-use serde_json::json;
 
 use super::Connection;
 use crate::clients::paint::{self, render_options};
@@ -40,8 +40,8 @@ impl Connection {
             (MouseKind::Drag(_), Some(Drag::Split { tab_id, path, split })) => {
                 let frame = self.frame_layout();
                 let ratio = split_ratio_at(&frame, &split, (event.x, event.y));
-                let params = json!({ "tab_id": tab_id, "path": path, "ratio": ratio });
-                if let Some(Err(e)) = self.hub.shared.session_call("layout.set_split_ratio", params).await {
+                let request = calls::set_split_ratio(&tab_id, path, f64::from(ratio));
+                if let Some(Err(e)) = self.hub.shared.session_call(request).await {
                     log::debug!("dragging a split border failed: {e:?}");
                 }
             }
@@ -99,17 +99,15 @@ impl Connection {
                 .workspaces
                 .get(index)
                 .filter(|w| !w.focused)
-                .map(|w| ("workspace.focus", json!({ "workspace_id": w.workspace_id }))),
-            Target::Agent(index) if left => {
-                snapshot.agents.get(index).map(|a| ("pane.focus", json!({ "pane_id": a.pane_id })))
-            }
+                .map(|w| calls::focus_workspace(&w.workspace_id)),
+            Target::Agent(index) if left => snapshot.agents.get(index).map(|a| calls::focus_pane(&a.pane_id)),
             Target::Tab(index) if left => snapshot
                 .tabs
                 .iter()
                 .filter(|t| Some(&t.workspace_id) == snapshot.focused_workspace_id.as_ref())
                 .nth(index)
                 .filter(|t| !t.focused)
-                .map(|t| ("tab.focus", json!({ "tab_id": t.tab_id }))),
+                .map(|t| calls::focus_tab(&t.tab_id)),
             Target::Scrollbar { pane_id, track } if left => {
                 if let Some((key, _)) = panes.iter().find(|(_, id)| *id == pane_id) {
                     self.drag = Some(Drag::Scrollbar { key: *key, track });
@@ -137,14 +135,15 @@ impl Connection {
                     self.to_pane(key, content, event, PaneMouseAction::Press(wire_button(button)));
                 }
                 let focused = snapshot.focused_pane_id.as_deref() == Some(pane_id.as_str());
-                (left && !focused).then(|| ("pane.focus", json!({ "pane_id": pane_id })))
+                (left && !focused).then(|| calls::focus_pane(&pane_id))
             }
             _ => None,
         };
-        if let Some((method, params)) = call
-            && let Some(Err(e)) = self.hub.shared.session_call(method, params).await
-        {
-            log::debug!("mouse {method} failed: {e:?}");
+        if let Some(request) = call {
+            let method = request.method();
+            if let Some(Err(e)) = self.hub.shared.session_call(request).await {
+                log::debug!("mouse {method} failed: {e:?}");
+            }
         }
     }
 

@@ -1,0 +1,137 @@
+//! The session requests an attached client's keys, mouse, menus and dialogs make, built as
+//! protocol types (the same the API parses), so the TUI and the socket cannot drift apart.
+
+use herdr_protocol::api::requests::{
+    LayoutRequest, LayoutSetSplitRatioParams, PaneDirectional, PaneRenameParams, PaneRequest,
+    PaneResizeParams, PaneSplitParams, PaneSwapParams, PaneTarget, PaneZoomParams, TabCreateParams,
+    TabRenameParams, TabRequest, TabTarget, WorkspaceCloseParams, WorkspaceCreateParams,
+    WorkspaceRenameParams, WorkspaceRequest, WorkspaceTarget, ZoomMode,
+};
+use herdr_protocol::api::{PaneDirection, PaneId, Request, SplitDirection};
+
+pub(crate) fn focus_workspace(workspace_id: &str) -> Request {
+    Request::Workspace(WorkspaceRequest::Focus(WorkspaceTarget { workspace_id: workspace_id.into() }))
+}
+
+pub(crate) fn focus_tab(tab_id: &str) -> Request {
+    Request::Tab(TabRequest::Focus(TabTarget { tab_id: tab_id.into() }))
+}
+
+pub(crate) fn focus_pane(pane_id: &str) -> Request {
+    Request::Pane(PaneRequest::Focus(PaneTarget { pane_id: pane_id.into() }))
+}
+
+/// A new workspace that takes the focus.
+pub(crate) fn new_workspace() -> Request {
+    Request::Workspace(WorkspaceRequest::Create(WorkspaceCreateParams {
+        focus: Some(true),
+        ..Default::default()
+    }))
+}
+
+/// A new tab in `workspace_id` that takes the focus.
+pub(crate) fn new_tab(workspace_id: &str) -> Request {
+    Request::Tab(TabRequest::Create(TabCreateParams {
+        workspace_id: Some(workspace_id.into()),
+        focus: Some(true),
+        ..Default::default()
+    }))
+}
+
+/// Splits `target` (the new pane takes the focus), in `cwd` when given.
+pub(crate) fn split(target: &str, direction: SplitDirection, cwd: Option<String>) -> Request {
+    Request::Pane(PaneRequest::Split(PaneSplitParams {
+        direction,
+        target_pane_id: Some(target.into()),
+        workspace_id: None,
+        ratio: None,
+        cwd,
+        focus: Some(true),
+        env: Default::default(),
+        right_click: None,
+    }))
+}
+
+pub(crate) fn focus_direction(pane_id: &str, direction: PaneDirection) -> Request {
+    Request::Pane(PaneRequest::FocusDirection(PaneDirectional { direction, pane_id: Some(pane_id.into()) }))
+}
+
+pub(crate) fn swap_direction(pane_id: &str, direction: PaneDirection) -> Request {
+    Request::Pane(PaneRequest::Swap(PaneSwapParams {
+        pane_id: Some(pane_id.into()),
+        direction: Some(direction),
+        ..Default::default()
+    }))
+}
+
+/// Swaps two panes by id (a context menu's "swap with focused").
+pub(crate) fn swap_panes(source: &str, target: &str) -> Request {
+    Request::Pane(PaneRequest::Swap(PaneSwapParams {
+        source_pane_id: Some(source.into()),
+        target_pane_id: Some(target.into()),
+        ..Default::default()
+    }))
+}
+
+pub(crate) fn resize(pane_id: &str, direction: PaneDirection) -> Request {
+    Request::Pane(PaneRequest::Resize(PaneResizeParams {
+        direction,
+        amount: None,
+        pane_id: Some(pane_id.into()),
+    }))
+}
+
+/// Toggles the zoom (`mode: None`), or sets it.
+pub(crate) fn zoom(pane_id: &str, mode: Option<ZoomMode>) -> Request {
+    Request::Pane(PaneRequest::Zoom(PaneZoomParams { pane_id: Some(pane_id.into()), mode }))
+}
+
+pub(crate) fn close_workspace(workspace_id: &str) -> Request {
+    Request::Workspace(WorkspaceRequest::Close(WorkspaceCloseParams {
+        workspace_id: workspace_id.into(),
+        close_group: None,
+    }))
+}
+
+pub(crate) fn close_tab(tab_id: &str) -> Request {
+    Request::Tab(TabRequest::Close(TabTarget { tab_id: tab_id.into() }))
+}
+
+pub(crate) fn close_pane(pane_id: &str) -> Request {
+    Request::Pane(PaneRequest::Close(PaneTarget { pane_id: pane_id.into() }))
+}
+
+pub(crate) fn rename_workspace(workspace_id: &str, label: &str) -> Request {
+    Request::Workspace(WorkspaceRequest::Rename(WorkspaceRenameParams {
+        workspace_id: workspace_id.into(),
+        label: label.to_owned(),
+    }))
+}
+
+pub(crate) fn rename_tab(tab_id: &str, label: &str) -> Request {
+    Request::Tab(TabRequest::Rename(TabRenameParams { tab_id: tab_id.into(), label: label.to_owned() }))
+}
+
+/// Names a pane; `None` clears its label.
+pub(crate) fn rename_pane(pane_id: &str, label: Option<&str>) -> Request {
+    Request::Pane(PaneRequest::Rename(PaneRenameParams {
+        pane_id: PaneId::from(pane_id),
+        label: label.map(str::to_owned),
+    }))
+}
+
+/// Moves the split at `path` of `tab_id` (a border drag).
+pub(crate) fn set_split_ratio(tab_id: &str, path: Vec<bool>, ratio: f64) -> Request {
+    Request::Layout(LayoutRequest::SetSplitRatio(LayoutSetSplitRatioParams {
+        tab_id: Some(tab_id.into()),
+        pane_id: None,
+        path,
+        ratio,
+    }))
+}
+
+/// A request from its wire form, for tests that state steps as the API would see them.
+#[cfg(test)]
+pub(crate) fn wire(method: &str, params: serde_json::Value) -> Request {
+    Request::parse(method, &params).unwrap_or_else(|e| panic!("{method} {params}: {e}"))
+}
