@@ -1,6 +1,6 @@
 //! Requests: one params type per protocol-22 method, a request enum nested by domain
 //! (`Request::Pane(PaneRequest::Read(PaneReadParams))`), and THE table mapping each method name
-//! to its variant ([`requests!`] below), from which parsing, serializing, [`Request::method`] and
+//! to its variant (`requests!` below), from which parsing, serializing, [`Request::method`] and
 //! [`METHODS`] (in the schema's order) are all generated. Adding a variant without a table row,
 //! or a row without a variant, does not compile.
 //!
@@ -8,7 +8,7 @@
 //! - a field the schema marks nullable is `Option<T>`, absent when `None`;
 //! - a field with a schema default is `Option<T>` too, kept as sent (absent stays absent, an
 //!   explicit `false` stays explicit), with an accessor that applies the default; an explicit
-//!   `null` there is refused, as the server always did ([`present`]);
+//!   `null` there is refused, as the server always did (`present`);
 //! - maps and lists a method may omit are empty when absent, and left out when empty;
 //! - unknown fields are ignored (the server never rejected them).
 
