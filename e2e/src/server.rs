@@ -372,6 +372,21 @@ impl TestServer {
         dir
     }
 
+    /// A second build to hand over to: the built `herdr` copied to `work/second-build/`, with
+    /// the worker linked beside it (a handed-over server starts new panes' workers from next to
+    /// its own binary).
+    pub fn second_build(&self) -> PathBuf {
+        let dir = self.work_dir("second-build");
+        let copy = dir.join("herdr");
+        fs::copy(crate::binaries::binary("herdr"), &copy).expect("copy herdr");
+        std::os::unix::fs::symlink(
+            crate::binaries::binary("herdr-pane-worker"),
+            dir.join("herdr-pane-worker"),
+        )
+        .expect("link the worker");
+        copy
+    }
+
     /// The live supervisors of this test (`herdr server [--flags]`, foreground or started by an
     /// attached client), found by the marker.
     pub fn supervisors(&self) -> Vec<ProcInfo> {

@@ -3,14 +3,13 @@
 //! same programs, same workers, whole terminals, same ids; the API answers throughout.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use herdr_e2e::panes::{self, Program};
 use herdr_e2e::wire::LineStream;
-use herdr_e2e::{PATIENCE, TestServer, binaries, procs, wait_until};
+use herdr_e2e::{PATIENCE, TestServer, procs, wait_until};
 use serde_json::{Value, json};
 
 /// `panes_per_workspace` panes in each of `workspaces` workspaces.
@@ -52,15 +51,24 @@ fn ids(server: &TestServer) -> Vec<String> {
     ids
 }
 
-/// A copy of the built `herdr` at another path: "a second build" to hand over to, with the
-/// worker beside it (where the new supervisor looks for it when it starts a pane).
-fn second_binary(server: &TestServer) -> PathBuf {
-    let dir = server.work_dir("second-build");
-    let copy = dir.join("herdr");
-    std::fs::copy(binaries::binary("herdr"), &copy).expect("copy herdr");
-    std::os::unix::fs::symlink(binaries::binary("herdr-pane-worker"), dir.join("herdr-pane-worker"))
-        .expect("link the worker");
-    copy
+/// The lines a stream still delivers until it ends (or stays silent for 10 s).
+fn drain(events: &mut LineStream) -> Vec<String> {
+    let mut tail = Vec::new();
+    while let Ok(Some(line)) = events.next_line(Duration::from_secs(10)) {
+        tail.push(line);
+    }
+    tail
+}
+
+/// Opens a new `events.subscribe` stream and returns its first line (the acknowledgement).
+fn resubscribe(server: &TestServer) -> String {
+    let mut again = LineStream::open(
+        server.socket(),
+        &json!({"id": "sub2", "method": "events.subscribe", "params": {"subscriptions": [{"type": "pane.created"}]}})
+            .to_string(),
+    )
+    .expect("resubscribe");
+    again.next_line(Duration::from_secs(10)).expect("ack").expect("an ack line")
 }
 
 /// Keeps pinging on fresh connections until stopped; counts answers and failures.
@@ -138,7 +146,7 @@ fn live_handoff_keeps_every_program_and_terminal() {
 
     let pinger = Pinger::start(&server);
     std::thread::sleep(Duration::from_millis(200));
-    let exe = second_binary(&server);
+    let exe = server.second_build();
     let started = Instant::now();
     let handoff = server.cli(&["server", "live-handoff", "--import-exe", exe.to_str().expect("utf-8")]);
     let took = started.elapsed();
@@ -163,18 +171,9 @@ fn live_handoff_keeps_every_program_and_terminal() {
     );
 
     // The subscription ended (an error line, then EOF), and a new one works.
-    let mut tail = Vec::new();
-    while let Ok(Some(line)) = events.next_line(Duration::from_secs(10)) {
-        tail.push(line);
-    }
+    let tail = drain(&mut events);
     assert!(tail.iter().all(|l| l.contains("server_unavailable")), "the stream ended with {tail:?}");
-    let mut again = LineStream::open(
-        server.socket(),
-        &json!({"id": "sub2", "method": "events.subscribe", "params": {"subscriptions": [{"type": "pane.created"}]}})
-            .to_string(),
-    )
-    .expect("resubscribe");
-    let ack = again.next_line(Duration::from_secs(10)).expect("ack").expect("an ack line");
+    let ack = resubscribe(&server);
     assert!(ack.contains("subscription_started"), "{ack}");
 
     assert_eq!(ids(&server), ids_before, "pane ids are unchanged");
@@ -273,10 +272,7 @@ fn a_failed_handoff_leaves_the_old_supervisor_serving() {
     let died = server.cli(&["server", "live-handoff", "--import-exe", dies.to_str().expect("utf-8")]);
     assert!(!died.status.success(), "an importer that dies after the fds must fail the handoff: {died:?}");
     assert!(server.log_text().contains("took worker"), "workers taken back:\n{}", server.log_tail());
-    let mut tail = Vec::new();
-    while let Ok(Some(line)) = events.next_line(Duration::from_secs(10)) {
-        tail.push(line);
-    }
+    let tail = drain(&mut events);
     assert!(tail.iter().all(|l| l.contains("server_unavailable")), "the stream ended with {tail:?}");
     drop(subscribe(&server, "sub2"));
 
@@ -305,7 +301,7 @@ fn a_failed_handoff_leaves_the_old_supervisor_serving() {
     assert!(server.cli(&["pane", "list"]).status.success());
 
     // Nothing the failures did is in the way of a handoff that works.
-    let exe = second_binary(&server);
+    let exe = server.second_build();
     let handoff = server.cli(&["server", "live-handoff", "--import-exe", exe.to_str().expect("utf-8")]);
     assert!(handoff.status.success(), "live-handoff after the failures: {handoff:?}\n{}", server.log_tail());
     assert_eq!(panes::programs(&server, &all), programs_before, "same programs after the handoff");
@@ -395,28 +391,19 @@ fn a_hundred_panes_with_full_screen_programs_survive_a_handoff() {
     let ack = events.next_line(Duration::from_secs(10)).expect("ack").expect("an ack line");
     assert!(ack.contains("subscription_started"), "{ack}");
 
-    let exe = second_binary(&server);
+    let exe = server.second_build();
     let started = Instant::now();
     let handoff = server.cli(&["server", "live-handoff", "--import-exe", exe.to_str().expect("utf-8")]);
     let took = started.elapsed();
     assert!(handoff.status.success(), "live-handoff failed: {handoff:?}\nlog:\n{}", server.log_tail());
     eprintln!("{:?}: handoff of {} panes took {took:?}", t0.elapsed(), all.len());
 
-    let mut tail = Vec::new();
-    while let Ok(Some(line)) = events.next_line(Duration::from_secs(10)) {
-        tail.push(line);
-    }
+    let tail = drain(&mut events);
     assert!(
         !tail.is_empty() && tail.iter().all(|l| l.contains("server_unavailable")),
         "the subscription ended with an error: {tail:?}"
     );
-    let mut again = LineStream::open(
-        server.socket(),
-        &json!({"id": "sub2", "method": "events.subscribe", "params": {"subscriptions": [{"type": "pane.created"}]}})
-            .to_string(),
-    )
-    .expect("resubscribe");
-    let ack = again.next_line(Duration::from_secs(10)).expect("ack").expect("an ack line");
+    let ack = resubscribe(&server);
     assert!(ack.contains("subscription_started"), "{ack}");
 
     // 0 programs lost: the same shells on the same workers, vi and top the same processes.

@@ -3,23 +3,12 @@
 //! runs it is left alone. The "new build" is a copy of the built `herdr` at another path (another
 //! inode, so another identity), the way `scripts/install` puts a new file in place.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use herdr_e2e::cli::{self, CliOutput};
 use herdr_e2e::server::REQUEST_TIMEOUT;
 use herdr_e2e::{PATIENCE, TestServer, binaries, panes, procs, wait_until};
 use serde_json::{Value, json};
-
-/// A second build: `herdr` copied, with the worker beside it (a handed-over server starts new
-/// panes' workers from next to its own binary).
-fn second_build(server: &TestServer) -> PathBuf {
-    let dir = server.work_dir("second-build");
-    let copy = dir.join("herdr");
-    std::fs::copy(binaries::binary("herdr"), &copy).expect("copy herdr");
-    std::os::unix::fs::symlink(binaries::binary("herdr-pane-worker"), dir.join("herdr-pane-worker"))
-        .expect("link the worker");
-    copy
-}
 
 fn run_with(server: &TestServer, exe: &Path, args: &[&str]) -> CliOutput {
     cli::run(server.command(exe), args, REQUEST_TIMEOUT)
@@ -92,7 +81,7 @@ fn update_handoff_moves_each_session_to_this_binary_once() {
     assert_eq!(plain.status.code(), Some(2), "{plain:?}");
     assert!(plain.stderr.contains("scripts/install"), "{plain:?}");
 
-    let copy = second_build(&server);
+    let copy = server.second_build();
     let copy_path = copy.display().to_string();
 
     // `--session work` hands over that session alone.
