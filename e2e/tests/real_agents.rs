@@ -2,8 +2,8 @@
 //! from npm by `scripts/install-agent-clis.sh` into `target/agent-clis` (run by this test on first
 //! use; a cached install costs no network). Each is started in a pane with no credentials and
 //! must be identified by process (the pane's `agent` names it) and reach the state herdr's
-//! manifests give its first screen (Claude's folder-trust prompt is `blocked`; Codex's sign-in
-//! menu and Gemini's "waiting for authentication" are `idle`).
+//! manifests give the first screen it shows (Claude's and Gemini's folder-trust prompts are
+//! `blocked`; Codex's sign-in menu and Gemini's "waiting for authentication" are `idle`).
 //!
 //! This target has its own harness (`harness = false`, libtest-mimic) so that a test that cannot
 //! run is reported as ignored, with the reason, not as a pass: when its package could not be
@@ -30,8 +30,9 @@ struct RealAgent {
     kind: &'static str,
     package: &'static str,
     executable: &'static str,
-    /// The state herdr must give the CLI's first screen without credentials.
-    expected: &'static str,
+    /// The first screens the CLI shows without credentials (it picks one by what it checks
+    /// first), each by a text it shows, and the state herdr must give it.
+    screens: &'static [(&'static str, &'static str)],
 }
 
 const AGENTS: [RealAgent; 3] = [
@@ -39,10 +40,23 @@ const AGENTS: [RealAgent; 3] = [
         kind: "claude",
         package: "@anthropic-ai/claude-code",
         executable: "claude",
-        expected: "blocked",
+        screens: &[("Yes, I trust this folder", "blocked")],
     },
-    RealAgent { kind: "codex", package: "@openai/codex", executable: "codex", expected: "idle" },
-    RealAgent { kind: "gemini", package: "@google/gemini-cli", executable: "gemini", expected: "idle" },
+    RealAgent {
+        kind: "codex",
+        package: "@openai/codex",
+        executable: "codex",
+        screens: &[("Sign in with ChatGPT", "idle")],
+    },
+    RealAgent {
+        kind: "gemini",
+        package: "@google/gemini-cli",
+        executable: "gemini",
+        screens: &[
+            ("Waiting for authentication", "idle"),
+            ("Do you trust the files in this folder?", "blocked"),
+        ],
+    },
 ];
 
 fn repo_root() -> PathBuf {
@@ -101,11 +115,11 @@ fn screen(server: &TestServer, pane: &str) -> String {
         .join("\n")
 }
 
-/// Waits until herdr names the agent with the expected state; panics (a failure) when the
+/// Waits until herdr names the agent and gives the screen shown its expected state; panics (a failure) when the
 /// program comes and goes first, or at the deadline, with the last pane and process info.
-fn watch(server: &TestServer, pane: &str, agent: &RealAgent, shell_pid: i64) -> String {
+fn watch(server: &TestServer, pane: &str, agent: &RealAgent, shell_pid: i64) -> (String, String) {
     let mut left_shell = false;
-    let what = format!("herdr to identify {} as {}", agent.kind, agent.expected);
+    let what = format!("herdr to identify {} with the state of its screen {:?}", agent.kind, agent.screens);
     wait_until(&what, PER_AGENT, || {
         let info = server.call("pane.get", json!({"pane_id": pane}));
         let pane_info = &info["pane"];
@@ -114,8 +128,9 @@ fn watch(server: &TestServer, pane: &str, agent: &RealAgent, shell_pid: i64) -> 
         // Drawn: something below the shell line that started it (the alternate screen may
         // also show nothing of the shell at all).
         let drawn = shown.lines().last().is_some_and(|last| !last.starts_with("e2e$"));
-        if pane_info["agent"] == agent.kind && status == agent.expected && drawn {
-            return Ok(shown);
+        let expected = agent.screens.iter().find(|(text, _)| shown.contains(text)).map(|(_, state)| *state);
+        if pane_info["agent"] == agent.kind && expected == Some(status) && drawn {
+            return Ok((shown, status.to_owned()));
         }
         let process = server.call("pane.process_info", json!({"pane_id": pane}));
         let group = process["process_info"]["foreground_process_group_id"].as_i64();
@@ -170,14 +185,14 @@ fn run_real(agent: &RealAgent, version: &str) {
     let shell_pid = i64::from(panes::shell_pid(&server, &pane));
     panes::run(&server, &pane, agent.executable);
 
-    let shown = watch(&server, &pane, agent, shell_pid);
+    let (shown, status) = watch(&server, &pane, agent, shell_pid);
     let explained = agents::explain(&server, &pane);
     let rule = agents::winning_rule(&explained)
         .or_else(|| explained["fallback_reason"].as_str().map(str::to_owned))
         .unwrap_or_default();
     println!(
         "real {} {version}: identified as {}, status {} (rule: {rule})\n--- first screen ---\n{shown}",
-        agent.kind, agent.kind, agent.expected
+        agent.kind, agent.kind, status
     );
 }
 
