@@ -11,17 +11,14 @@ pub mod api;
 mod autosave;
 pub mod build_info;
 mod clients;
-pub mod config;
 mod handoff;
 mod hub;
-pub mod keymap;
 pub mod logging;
 mod logind;
 pub mod metadata;
 mod pane_history;
 pub mod persist;
 mod reaper;
-pub mod render;
 mod resumes;
 pub mod sd_notify;
 mod server;
@@ -35,11 +32,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use handoff::import_blocking;
+/// The terminal UI's pure parts live in `herdr-ui`; re-exported under their old paths so the
+/// supervisor's client side (and `herdr`'s config loading) name them as before.
+pub use herdr_ui::config::DEFAULT_ORPHAN_TIMEOUT;
+pub use herdr_ui::{config, keymap, render};
 pub use server::{Sockets, run, serve_blocking};
-
-/// How long a worker that lost its supervisor waits for the next one before it hangs up its
-/// program: long enough to survive a night, short enough that panes nobody comes back for end.
-pub const DEFAULT_ORPHAN_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// Everything `herdr server` resolves before starting a supervisor.
 #[derive(Debug, Clone)]

@@ -57,6 +57,8 @@ mod visibility;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_ui_fixtures;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -17,6 +17,7 @@ mod tests;
 
 use std::fmt;
 use std::path::Path;
+use std::time::Duration;
 
 use toml::Table;
 
@@ -28,6 +29,11 @@ pub use theme::ThemeConfig;
 pub use ui::{SIDEBAR_TOKENS, SoundConfig, TOAST_POSITIONS, ToastConfig, UiConfig};
 
 use reader::Reader;
+
+/// How long a worker that lost its supervisor waits for the next one before it hangs up its
+/// program (`[session] worker_orphan_timeout_secs`): long enough to survive a night, short enough
+/// that panes nobody comes back for end.
+pub const DEFAULT_ORPHAN_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// One problem found in a config file; the setting it names fell back to its default.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,7 +119,7 @@ pub fn parse(text: &str, file: &str) -> (Config, Vec<Diagnostic>) {
     let headless_cols = r.u16(server, "server", "headless_cols", 120, (2, 10000));
     let headless_rows = r.u16(server, "server", "headless_rows", 40, (2, 10000));
     let session = r.table(&table, "", "session").unwrap_or(&empty);
-    let default_orphan = crate::DEFAULT_ORPHAN_TIMEOUT.as_secs();
+    let default_orphan = DEFAULT_ORPHAN_TIMEOUT.as_secs();
     let orphan =
         r.int(session, "session", "worker_orphan_timeout_secs", default_orphan as i64, (1, 30 * 86_400));
     let worker_orphan_timeout_secs = u64::try_from(orphan).unwrap_or(default_orphan);

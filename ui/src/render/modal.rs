@@ -52,12 +52,9 @@ pub fn draw_modal(
 mod tests {
     use std::collections::HashMap;
 
-    use serde_json::json;
-
     use super::*;
     use crate::render::tests::text_of;
     use crate::render::{ModeBadge, RenderOptions, Theme, ViewModel, compose};
-    use crate::session::Session;
 
     /// Compares `buf` with `tests/snapshots/<name>.txt` (written instead with UPDATE_SNAPSHOTS).
     fn snapshot(name: &str, buf: &Buffer) {
@@ -72,14 +69,7 @@ mod tests {
 
     #[test]
     fn a_confirm_question_over_a_composed_frame_hides_the_cursor() {
-        let mut session = Session::new(54, 22);
-        for (method, params) in [
-            ("workspace.create", json!({ "focus": true, "label": "api" })),
-            ("pane.split", json!({ "direction": "right", "focus": true })),
-        ] {
-            assert!(matches!(session.handle_json(method, params), Some(Ok(_))), "{method}");
-        }
-        let snapshot_of_session = session.snapshot();
+        let snapshot_of_session = crate::tests_fixtures::session("split_right_54x22");
         let grids = HashMap::new();
         let view = ViewModel::from_snapshot(&snapshot_of_session, &grids, ModeBadge::Terminal);
         let theme = Theme::default();

@@ -1,5 +1,5 @@
 //! Compositor snapshots: the text of composed frames is compared with files under
-//! `supervisor/tests/snapshots/` (regenerate with `UPDATE_SNAPSHOTS=1`, then review the diff),
+//! `ui/tests/snapshots/` (regenerate with `UPDATE_SNAPSHOTS=1`, then review the diff),
 //! and colours are asserted cell by cell.
 
 use std::collections::HashMap;
@@ -327,14 +327,7 @@ fn tiny_terminals_do_not_panic() {
 
 #[test]
 fn view_model_from_a_session_snapshot() {
-    use crate::session::Session;
-    let mut session = Session::new(54, 23);
-    let created = session.handle_json("workspace.create", serde_json::json!({"label": "api", "focus": true}));
-    assert!(matches!(created, Some(Ok(_))));
-    let split =
-        session.handle_json("pane.split", serde_json::json!({"pane_id": "w1:p1", "direction": "right"}));
-    assert!(matches!(split, Some(Ok(_))), "{split:?}");
-    let snapshot = session.snapshot();
+    let snapshot = crate::tests_fixtures::session("split_right_54x23");
     let grids = HashMap::new();
     let view = ViewModel::from_snapshot(&snapshot, &grids, ModeBadge::Terminal);
     assert_eq!(view.workspaces.len(), 1);
@@ -349,16 +342,7 @@ fn view_model_from_a_session_snapshot() {
 
 #[test]
 fn a_tab_whose_pane_rang_unseen_shows_a_bell_marker() {
-    use crate::session::Session;
-    let mut model = Session::new(54, 23);
-    for (method, params) in [
-        ("workspace.create", serde_json::json!({"label": "api", "focus": true})),
-        ("tab.create", serde_json::json!({"label": "build", "focus": false})),
-        ("tab.create", serde_json::json!({"label": "logs", "focus": false})),
-    ] {
-        assert!(matches!(model.handle_json(method, params), Some(Ok(_))), "{method}");
-    }
-    let session = model.snapshot();
+    let session = crate::tests_fixtures::session("three_tabs_54x23");
     let pane_of = |label: &str| {
         let tab = session.tabs.iter().find(|t| t.label == label).expect("the tab");
         session.panes.iter().find(|p| p.tab_id == tab.tab_id).expect("its pane").pane_id.clone()

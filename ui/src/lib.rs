@@ -1,0 +1,19 @@
+//! The herdr terminal UI's pure parts: everything an attached client sees and types, as plain
+//! data and functions over protocol types, tested without sockets.
+//!
+//! - [`render`]: the compositor (sidebar, tab bar, panes, overlays), hit-testing, the frame
+//!   differ and single-row repaints;
+//! - [`keymap`]: the input decoder, key grammar, bindings, modes and copy-mode keys;
+//! - [`config`]: the `config.toml` model (`[ui]`, `[keys]`, `[theme]`, …) and its diagnostics.
+//!
+//! Not here: sockets, tokio tasks, the session model or any supervisor state. The supervisor's
+//! client connections (`supervisor/src/clients/`) drive this crate: they build its views from
+//! the session snapshot (a protocol type) and the pane grids mirrored from worker damage, feed it
+//! keys and mouse events, and send the frames it composes.
+
+pub mod config;
+pub mod keymap;
+pub mod render;
+
+#[cfg(test)]
+mod tests_fixtures;
