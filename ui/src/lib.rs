@@ -11,9 +11,19 @@
 //! the session snapshot (a protocol type) and the pane grids mirrored from worker damage, feed it
 //! keys and mouse events, and send the frames it composes.
 
+pub mod actions;
+pub mod alert;
+pub mod alert_gate;
+pub mod calls;
 pub mod config;
+pub mod confirm;
+pub mod dialog;
+pub mod goto;
+pub mod help;
 pub mod keymap;
+pub mod menu;
 pub mod render;
+pub mod rows;
 
 #[cfg(test)]
 mod tests_fixtures;

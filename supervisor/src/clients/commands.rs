@@ -129,18 +129,6 @@ pub(super) fn write_scrollback(dir: &Path, pane_id: &str, text: &str) -> std::io
     Ok(path)
 }
 
-/// What the help shows for custom command `index`: its description (or the command), and
-/// for a popup that it opens as a zoomed pane.
-pub(super) fn describe(commands: &[CustomCommand], index: usize) -> String {
-    let Some(command) = commands.get(index) else { return format!("custom command {}", index + 1) };
-    let what = command.description.clone().unwrap_or_else(|| command.command.clone());
-    match command.kind {
-        "popup" => format!("{what} (popup: zoomed pane)"),
-        "pane" => format!("{what} (pane)"),
-        _ => what,
-    }
-}
-
 #[cfg(test)]
 #[path = "commands_tests.rs"]
 mod tests;

@@ -106,14 +106,6 @@ fn plugin_actions_are_refused_and_nothing_runs_without_a_pane() {
 }
 
 #[test]
-fn the_help_names_commands_by_description_and_says_a_popup_is_a_zoomed_pane() {
-    let commands = [command("popup", Some("git ui")), command("shell", None)];
-    assert_eq!(describe(&commands, 0), "git ui (popup: zoomed pane)");
-    assert_eq!(describe(&commands, 1), "lazygit --all");
-    assert_eq!(describe(&commands, 7), "custom command 8");
-}
-
-#[test]
 fn scrollback_files_are_private_and_end_with_a_newline() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let inner = dir.path().join("scrollback");

@@ -34,24 +34,16 @@
 //! remaining client takes over; with none left the area stays as it was (programs are not
 //! resized behind a detached user's back).
 
-mod actions;
-mod alert_gate;
-mod calls;
 mod commands;
-mod confirm;
+use herdr_ui::{actions, alert_gate, calls, confirm, dialog, goto, help, menu, rows};
 mod conn;
 mod copy;
-mod dialog;
-mod goto;
-mod help;
-mod menu;
 pub(crate) mod notify;
 mod paint;
 mod recent;
 mod registry;
 mod reload;
 mod repaint;
-mod rows;
 mod stream;
 mod visibility;
 

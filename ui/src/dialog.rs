@@ -15,7 +15,7 @@ use crate::render::DialogView;
 
 /// What a rename dialog renames, by public id.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum RenameTarget {
+pub enum RenameTarget {
     Workspace(String),
     Tab(String),
     Pane(String),
@@ -23,7 +23,7 @@ pub(super) enum RenameTarget {
 
 /// What a key did to the dialog.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum DialogKey {
+pub enum DialogKey {
     /// Still editing (the text or cursor may have changed).
     Editing,
     /// Enter: apply the text.
@@ -34,7 +34,7 @@ pub(super) enum DialogKey {
 
 /// An open rename dialog.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct RenameDialog {
+pub struct RenameDialog {
     target: RenameTarget,
     /// The name it opened with.
     initial: String,
@@ -45,14 +45,14 @@ pub(super) struct RenameDialog {
 
 impl RenameDialog {
     /// A dialog for `target` prefilled with its `current` name, the cursor at the end.
-    pub(super) fn new(target: RenameTarget, current: &str) -> RenameDialog {
+    pub fn new(target: RenameTarget, current: &str) -> RenameDialog {
         let text: Vec<char> = current.chars().collect();
         RenameDialog { target, initial: current.to_owned(), cursor: text.len(), text }
     }
 
     /// The dialog naming what `created` (a `tab.create` or `workspace.create` result) made,
     /// prefilled with its default label.
-    pub(super) fn for_created(created: &ApiResult) -> Option<RenameDialog> {
+    pub fn for_created(created: &ApiResult) -> Option<RenameDialog> {
         match created {
             ApiResult::TabCreated { tab, .. } => {
                 Some(RenameDialog::new(RenameTarget::Tab(tab.tab_id.clone()), &tab.label))
@@ -65,12 +65,12 @@ impl RenameDialog {
         }
     }
 
-    pub(super) fn text(&self) -> String {
+    pub fn text(&self) -> String {
         self.text.iter().collect()
     }
 
     /// Edits the field for one key press.
-    pub(super) fn key(&mut self, key: KeyEvent) -> DialogKey {
+    pub fn key(&mut self, key: KeyEvent) -> DialogKey {
         let ctrl = key.mods == Modifiers::CTRL;
         match key.code {
             KeyCode::Enter if key.mods == Modifiers::NONE => return DialogKey::Apply,
@@ -102,7 +102,7 @@ impl RenameDialog {
 
     /// Inserts pasted text at the cursor; line breaks and other control characters become
     /// spaces (a name is one line).
-    pub(super) fn paste(&mut self, text: &str) {
+    pub fn paste(&mut self, text: &str) {
         let clean: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
         self.insert(&clean);
     }
@@ -125,7 +125,7 @@ impl RenameDialog {
     /// dialog opened with (renaming a default label to itself would pin it). An empty name
     /// clears a pane's name; workspaces and tabs get their default label back (the session
     /// treats a blank label so).
-    pub(super) fn apply(&self) -> Option<Request> {
+    pub fn apply(&self) -> Option<Request> {
         let text = self.text();
         let label = text.trim();
         if label == self.initial.trim() {
@@ -140,7 +140,7 @@ impl RenameDialog {
     }
 
     /// What the compositor draws.
-    pub(super) fn view(&self) -> DialogView {
+    pub fn view(&self) -> DialogView {
         let title = match self.target {
             RenameTarget::Workspace(_) => "rename workspace",
             RenameTarget::Tab(_) => "rename tab",
@@ -164,9 +164,9 @@ fn typed(c: char, mods: Modifiers) -> Option<char> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::{Value, json};
+    use serde_json::json;
 
-    use crate::clients::calls::wire;
+    use crate::calls::wire;
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::plain(code)
@@ -268,16 +268,12 @@ mod tests {
 
     #[test]
     fn a_new_tab_or_workspace_opens_a_dialog_with_its_default_label() {
-        let mut session = crate::session::Session::new(120, 40);
-        let handle = |session: &mut crate::session::Session, method: &str, params: Value| {
-            session.handle_json(method, params).expect("a session method").expect("it succeeds").0
-        };
-        let created = handle(&mut session, "workspace.create", json!({ "focus": true }));
+        let created = crate::tests_fixtures::result("workspace_created");
         let dialog = RenameDialog::for_created(&created).expect("a workspace dialog");
         let ApiResult::WorkspaceCreated { workspace, .. } = &created else { panic!("{created:?}") };
         assert_eq!(dialog.target, RenameTarget::Workspace(workspace.workspace_id.clone()));
         assert_eq!(dialog.text(), workspace.label);
-        let created = handle(&mut session, "tab.create", json!({ "focus": true }));
+        let created = crate::tests_fixtures::result("tab_created");
         let mut dialog = RenameDialog::for_created(&created).expect("a tab dialog");
         let ApiResult::TabCreated { tab, .. } = &created else { panic!("{created:?}") };
         assert_eq!(dialog.view().title, "rename tab");
@@ -288,7 +284,7 @@ mod tests {
             dialog.apply(),
             Some(wire("tab.rename", json!({ "tab_id": tab.tab_id, "label": "logs" })))
         );
-        let listed = handle(&mut session, "tab.list", json!({}));
+        let listed = crate::tests_fixtures::result("tab_list");
         assert!(RenameDialog::for_created(&listed).is_none(), "only creations open one");
     }
 }

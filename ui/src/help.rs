@@ -7,7 +7,6 @@
 
 use herdr_protocol::api::PaneDirection;
 
-use super::commands;
 use crate::config::CustomCommand;
 use crate::keymap::{Action, Bindings, InputEvent, KeyEvent, Mode, Target};
 
@@ -52,13 +51,13 @@ const COPY_KEYS: &[ModeKey] = &[
 
 /// Whether `event` closes the open help: any key (or paste); mouse movement and focus reports
 /// do not.
-pub(super) fn closes(event: &InputEvent) -> bool {
+pub fn closes(event: &InputEvent) -> bool {
     matches!(event, InputEvent::Key(_) | InputEvent::Paste(_) | InputEvent::Unknown(_))
 }
 
 /// `(keys, description)` rows for the help overlay; custom commands are described from
 /// `commands` (the `[[keys.command]]` entries the bindings' `Command` indexes point into).
-pub(super) fn entries(bindings: &Bindings, commands: &[CustomCommand]) -> Vec<(String, String)> {
+pub fn entries(bindings: &Bindings, commands: &[CustomCommand]) -> Vec<(String, String)> {
     let mut prefixed: Vec<(String, String, u8)> = bindings
         .prefixed
         .iter()
@@ -150,15 +149,46 @@ fn describe(target: &Target, commands: &[CustomCommand]) -> String {
         Action::SelectWorkspace { .. } | Action::JumpWorkspace(_) | Action::SwitchToSelectedWorkspace => {
             "select workspace"
         }
-        Action::Command(n) => return commands::describe(commands, *n),
+        Action::Command(n) => return describe_command(commands, *n),
         Action::ModeChanged(_) => "mode",
     };
     text.to_owned()
 }
 
+/// What the help shows for custom command `index`: its description (or the command), and
+/// for a popup that it opens as a zoomed pane.
+fn describe_command(commands: &[CustomCommand], index: usize) -> String {
+    let Some(command) = commands.get(index) else { return format!("custom command {}", index + 1) };
+    let what = command.description.clone().unwrap_or_else(|| command.command.clone());
+    match command.kind {
+        "popup" => format!("{what} (popup: zoomed pane)"),
+        "pane" => format!("{what} (pane)"),
+        _ => what,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn command(kind: &'static str, description: Option<&str>) -> CustomCommand {
+        CustomCommand {
+            key: "prefix+t".into(),
+            kind,
+            command: "lazygit --all".into(),
+            description: description.map(str::to_owned),
+            width: None,
+            height: None,
+        }
+    }
+
+    #[test]
+    fn the_help_names_commands_by_description_and_says_a_popup_is_a_zoomed_pane() {
+        let commands = [command("popup", Some("git ui")), command("shell", None)];
+        assert_eq!(describe_command(&commands, 0), "git ui (popup: zoomed pane)");
+        assert_eq!(describe_command(&commands, 1), "lazygit --all");
+        assert_eq!(describe_command(&commands, 7), "custom command 8");
+    }
 
     #[test]
     fn the_default_bindings_are_listed_once_each() {

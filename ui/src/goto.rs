@@ -30,7 +30,7 @@ struct Target {
     clippy::large_enum_variant,
     reason = "made per key press or click and consumed at once; a box would only add an allocation"
 )]
-pub(super) enum GotoInput {
+pub enum GotoInput {
     /// Still open (the filter or highlight may have changed).
     Stay,
     Close,
@@ -39,7 +39,7 @@ pub(super) enum GotoInput {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct GotoPicker {
+pub struct GotoPicker {
     targets: Vec<Target>,
     filter: String,
     /// Index into the matching targets.
@@ -48,7 +48,7 @@ pub(super) struct GotoPicker {
 
 impl GotoPicker {
     /// The picker over the session as it is now, the focused pane highlighted.
-    pub(super) fn new(snapshot: &SessionSnapshot) -> GotoPicker {
+    pub fn new(snapshot: &SessionSnapshot) -> GotoPicker {
         let mut targets = Vec::new();
         for workspace in &snapshot.workspaces {
             let ws = &workspace.label;
@@ -95,7 +95,7 @@ impl GotoPicker {
     }
 
     /// One key press.
-    pub(super) fn key(&mut self, key: KeyEvent) -> GotoInput {
+    pub fn key(&mut self, key: KeyEvent) -> GotoInput {
         let ctrl = key.mods == Modifiers::CTRL;
         match key.code {
             KeyCode::Esc => return GotoInput::Close,
@@ -117,13 +117,13 @@ impl GotoPicker {
     }
 
     /// Pasted text joins the filter (line breaks dropped: a filter is one line).
-    pub(super) fn paste(&mut self, text: &str) {
+    pub fn paste(&mut self, text: &str) {
         let clean: String = text.chars().filter(|c| !c.is_control()).collect();
         self.edit(|f| f.push_str(&clean));
     }
 
     /// A left click at `at` on a client `screen`: an entry goes there; outside the box closes.
-    pub(super) fn click(&mut self, screen: Rect, at: (u16, u16)) -> GotoInput {
+    pub fn click(&mut self, screen: Rect, at: (u16, u16)) -> GotoInput {
         let view = self.view();
         match picker_entry_at(screen, &view, at) {
             Some(index) => self.choose(index),
@@ -135,7 +135,7 @@ impl GotoPicker {
     }
 
     /// The mouse moved to `at`: an entry under it is highlighted. True when that changed it.
-    pub(super) fn hover(&mut self, screen: Rect, at: (u16, u16)) -> bool {
+    pub fn hover(&mut self, screen: Rect, at: (u16, u16)) -> bool {
         match picker_entry_at(screen, &self.view(), at) {
             Some(index) if index != self.selected => {
                 self.selected = index;
@@ -165,7 +165,7 @@ impl GotoPicker {
         self.selected = 0;
     }
 
-    pub(super) fn view(&self) -> PickerView {
+    pub fn view(&self) -> PickerView {
         let entries: Vec<PickerEntry> = self.matching().into_iter().map(|t| t.entry.clone()).collect();
         let selected = (!entries.is_empty()).then(|| self.selected.min(entries.len() - 1));
         PickerView { title: "go to".into(), filter: self.filter.clone(), entries, selected }

@@ -18,7 +18,7 @@ use crate::keymap::{KeyCode, KeyEvent, Modifiers};
 use crate::render::{MenuView, menu_item_at, menu_rect};
 
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct MenuItem {
+pub struct MenuItem {
     pub label: &'static str,
     /// What choosing the item does: the same steps keymap actions plan.
     pub command: Step,
@@ -30,7 +30,7 @@ pub(super) struct MenuItem {
     clippy::large_enum_variant,
     reason = "made per key press or click and consumed at once; a box would only add an allocation"
 )]
-pub(super) enum MenuInput {
+pub enum MenuInput {
     /// The menu stays open (the highlight may have moved).
     Stay,
     /// Close the menu and carry this out.
@@ -41,7 +41,7 @@ pub(super) enum MenuInput {
 
 /// An open context menu.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct ContextMenu {
+pub struct ContextMenu {
     items: Vec<MenuItem>,
     /// Where it was opened (the clicked cell).
     at: (u16, u16),
@@ -50,12 +50,12 @@ pub(super) struct ContextMenu {
 
 impl ContextMenu {
     /// A menu of `items` opened at `at`; `None` when there is nothing to offer.
-    pub(super) fn new(items: Vec<MenuItem>, at: (u16, u16)) -> Option<ContextMenu> {
+    pub fn new(items: Vec<MenuItem>, at: (u16, u16)) -> Option<ContextMenu> {
         (!items.is_empty()).then_some(ContextMenu { items, at, selected: None })
     }
 
     /// The menu for workspace `index` of the snapshot.
-    pub(super) fn workspace(
+    pub fn workspace(
         snapshot: &SessionSnapshot,
         index: usize,
         at: (u16, u16),
@@ -74,7 +74,7 @@ impl ContextMenu {
     }
 
     /// The menu for tab `index` of the focused workspace (as the tab bar numbers them).
-    pub(super) fn tab(
+    pub fn tab(
         snapshot: &SessionSnapshot,
         index: usize,
         at: (u16, u16),
@@ -95,7 +95,7 @@ impl ContextMenu {
 
     /// The menu for a pane of the focused tab. Swapping is offered only for a pane other than
     /// the focused one; zooming reads "Unzoom" while the pane's tab is zoomed.
-    pub(super) fn pane(
+    pub fn pane(
         snapshot: &SessionSnapshot,
         pane_id: &str,
         at: (u16, u16),
@@ -122,7 +122,7 @@ impl ContextMenu {
     }
 
     /// One key while the menu is open.
-    pub(super) fn key(&mut self, key: KeyEvent) -> MenuInput {
+    pub fn key(&mut self, key: KeyEvent) -> MenuInput {
         if key.mods != Modifiers::NONE {
             return MenuInput::Stay;
         }
@@ -147,14 +147,14 @@ impl ContextMenu {
 
     /// The mouse moved to `at`: the item under it is highlighted (one off the items keeps the
     /// highlight where it was). True when the highlight changed.
-    pub(super) fn hover(&mut self, screen: Rect, at: (u16, u16)) -> bool {
+    pub fn hover(&mut self, screen: Rect, at: (u16, u16)) -> bool {
         let Some(index) = menu_item_at(self.rect(screen), self.items.len(), at) else { return false };
         self.selected.replace(index) != Some(index)
     }
 
     /// A left click at `at`: on an item runs it, on the menu's border does nothing, anywhere
     /// else closes the menu.
-    pub(super) fn click(&self, screen: Rect, at: (u16, u16)) -> MenuInput {
+    pub fn click(&self, screen: Rect, at: (u16, u16)) -> MenuInput {
         let rect = self.rect(screen);
         match menu_item_at(rect, self.items.len(), at) {
             Some(index) => MenuInput::Run(self.items[index].command.clone()),
@@ -172,7 +172,7 @@ impl ContextMenu {
     }
 
     /// What the compositor draws.
-    pub(super) fn view(&self) -> MenuView {
+    pub fn view(&self) -> MenuView {
         MenuView { items: self.labels(), selected: self.selected, at: self.at }
     }
 }
@@ -194,21 +194,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    use crate::clients::calls::wire;
-    use crate::clients::confirm::CloseConfirm;
-    use crate::session::Session;
+    use crate::calls::wire;
+    use crate::confirm::CloseConfirm;
+    use crate::tests_fixtures::session;
 
     /// Workspace `w1` "api" with tabs `main` and `logs`; the first tab split in two.
     fn snapshot() -> SessionSnapshot {
-        let mut session = Session::new(120, 40);
-        for (method, params) in [
-            ("workspace.create", json!({ "focus": true, "label": "api" })),
-            ("tab.create", json!({ "focus": false, "label": "logs" })),
-            ("pane.split", json!({ "direction": "right", "focus": false })),
-        ] {
-            assert!(matches!(session.handle_json(method, params), Some(Ok(_))), "{method}");
-        }
-        session.snapshot()
+        session("api_logs_split")
     }
 
     fn labels(menu: &ContextMenu) -> Vec<&'static str> {
@@ -298,15 +290,10 @@ mod tests {
 
     #[test]
     fn a_zoomed_pane_offers_to_unzoom() {
-        let mut session = Session::new(120, 40);
-        session
-            .handle_json("workspace.create", json!({ "focus": true }))
-            .expect("a method")
-            .expect("created");
-        session.handle_json("pane.split", json!({ "direction": "right" })).expect("a method").expect("split");
-        let pane = session.snapshot().focused_pane_id.expect("a focused pane");
-        session.handle_json("pane.zoom", json!({ "pane_id": pane })).expect("a method").expect("zoomed");
-        let menu = ContextMenu::pane(&session.snapshot(), &pane, (50, 10), QUIET).expect("a menu");
+        let zoomed = session("zoomed_split");
+        let pane = zoomed.focused_pane_id.clone().expect("a focused pane");
+        assert!(zoomed.layouts.iter().any(|l| l.zoomed), "the fixture's tab is zoomed");
+        let menu = ContextMenu::pane(&zoomed, &pane, (50, 10), QUIET).expect("a menu");
         assert!(labels(&menu).contains(&"Unzoom"), "{:?}", labels(&menu));
         assert!(!labels(&menu).contains(&"Zoom"));
     }

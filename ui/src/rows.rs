@@ -8,7 +8,7 @@ use herdr_protocol::ipc::GridDamage;
 
 /// One pane's marks.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(super) struct RowMarks {
+pub struct RowMarks {
     /// The change number at which each row last changed.
     rows: Vec<u64>,
     /// The change number at which anything besides row contents and the cursor changed: a full
@@ -20,7 +20,7 @@ pub(super) struct RowMarks {
 impl RowMarks {
     /// Records `damage`, applied as change number `change`; `other` says something besides its
     /// rows and cursor changed (or is drawn over them, like a copy overlay).
-    pub(super) fn note(&mut self, change: u64, damage: &GridDamage, other: bool) {
+    pub fn note(&mut self, change: u64, damage: &GridDamage, other: bool) {
         let rows = usize::from(damage.rows);
         if damage.full || other || self.rows.len() != rows {
             self.rows = vec![change; rows];
@@ -36,7 +36,7 @@ impl RowMarks {
 
     /// The rows changed after change number `painted`, or `None` when something else changed
     /// since then (only a full paint can show that).
-    pub(super) fn rows_since(&self, painted: u64) -> Option<Vec<u16>> {
+    pub fn rows_since(&self, painted: u64) -> Option<Vec<u16>> {
         if self.other > painted {
             return None;
         }

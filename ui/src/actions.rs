@@ -17,7 +17,7 @@ use crate::keymap::Action;
 
 /// The `[ui]` settings that make an action ask first or prompt after.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Prompts {
+pub struct Prompts {
     /// `ui.confirm_close`: closing a pane, tab or workspace asks first.
     pub confirm_close: bool,
     /// `ui.prompt_new_tab_name`: a new tab opens its rename dialog.
@@ -28,11 +28,11 @@ pub(super) struct Prompts {
 
 impl Prompts {
     /// No confirmation, no naming.
-    #[cfg(test)]
-    pub(super) const NONE: Prompts =
+    #[cfg(any(test, feature = "test-support"))]
+    pub const NONE: Prompts =
         Prompts { confirm_close: false, name_new_tab: false, name_new_workspace: false };
 
-    pub(super) fn from_config(ui: &UiConfig) -> Prompts {
+    pub fn from_config(ui: &UiConfig) -> Prompts {
         Prompts {
             confirm_close: ui.confirm_close,
             name_new_tab: ui.prompt_new_tab_name,
@@ -42,7 +42,7 @@ impl Prompts {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Step {
+pub enum Step {
     /// Run this session request.
     Call(Request),
     Detach,
@@ -62,7 +62,7 @@ pub(super) enum Step {
 
 /// Steps that involve this client's modals or selection.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum UiStep {
+pub enum UiStep {
     /// Open the rename dialog for this target, prefilled with its current name.
     Rename(RenameTarget, String),
     /// Ask before closing (`ui.confirm_close`).
@@ -87,14 +87,14 @@ pub(super) enum UiStep {
 }
 
 /// [`step_for`] with every prompt off (closing at once, no naming), which is what the clients
-/// module's tests of the other actions state.
-#[cfg(test)]
-pub(super) fn plan(action: &Action, snapshot: &SessionSnapshot) -> Step {
+/// module's tests of the other actions state (the supervisor's, with the `test-support` feature).
+#[cfg(any(test, feature = "test-support"))]
+pub fn plan(action: &Action, snapshot: &SessionSnapshot) -> Step {
     step_for(action, snapshot, Prompts::NONE)
 }
 
 /// The step for `action` given the session as it is now and the prompt settings.
-pub(super) fn step_for(action: &Action, snapshot: &SessionSnapshot, prompts: Prompts) -> Step {
+pub fn step_for(action: &Action, snapshot: &SessionSnapshot, prompts: Prompts) -> Step {
     if let Some(step) = plan_without_focus(action, snapshot, prompts) {
         return step;
     }
@@ -171,7 +171,7 @@ fn plan_without_focus(action: &Action, snapshot: &SessionSnapshot, prompts: Prom
 }
 
 /// Closing `target`: asked first when `prompts.confirm_close`, else at once.
-pub(super) fn close(target: CloseTarget, snapshot: &SessionSnapshot, prompts: Prompts) -> Step {
+pub fn close(target: CloseTarget, snapshot: &SessionSnapshot, prompts: Prompts) -> Step {
     if prompts.confirm_close {
         return Step::Ui(UiStep::Confirm(CloseConfirm::new(target, snapshot)));
     }
@@ -179,7 +179,7 @@ pub(super) fn close(target: CloseTarget, snapshot: &SessionSnapshot, prompts: Pr
 }
 
 /// A new focused tab in `workspace`, named right away when `prompts.name_new_tab`.
-pub(super) fn new_tab(workspace: &str, prompts: Prompts) -> Step {
+pub fn new_tab(workspace: &str, prompts: Prompts) -> Step {
     let request = calls::new_tab(workspace);
     if prompts.name_new_tab { Step::Ui(UiStep::CreateAndName(request)) } else { Step::Call(request) }
 }
@@ -211,7 +211,7 @@ fn rename(target: RenameTarget, current: Option<&String>) -> Step {
 
 /// Where navigate mode's selection goes from `selected` among `count` workspaces: one down
 /// (`forward`) or up, wrapping; `None` when there are no workspaces.
-pub(super) fn move_selection(selected: Option<usize>, count: usize, forward: bool) -> Option<usize> {
+pub fn move_selection(selected: Option<usize>, count: usize, forward: bool) -> Option<usize> {
     if count == 0 {
         return None;
     }
@@ -220,7 +220,7 @@ pub(super) fn move_selection(selected: Option<usize>, count: usize, forward: boo
 }
 
 /// The step that switches to workspace `index` (nothing when it is the focused one or gone).
-pub(super) fn focus_workspace(snapshot: &SessionSnapshot, index: usize) -> Step {
+pub fn focus_workspace(snapshot: &SessionSnapshot, index: usize) -> Step {
     match snapshot.workspaces.get(index) {
         Some(w) if !w.focused => Step::Call(calls::focus_workspace(&w.workspace_id)),
         _ => Step::Nothing,
@@ -271,25 +271,18 @@ fn cycle_pane(snapshot: &SessionSnapshot, tab: &str, pane: &str, forward: bool) 
 
 #[cfg(test)]
 mod tests {
-    use herdr_protocol::ipc::IdentityReason;
-    use serde_json::{Value, json};
+    use serde_json::json;
 
-    use crate::clients::calls::wire;
+    use crate::calls::wire;
 
     use super::*;
-    use crate::session::Session;
+    use crate::tests_fixtures::session;
 
     const ASKING: Prompts = Prompts { confirm_close: true, name_new_tab: true, name_new_workspace: true };
 
-    fn call(session: &mut Session, method: &str, params: Value) {
-        assert!(matches!(session.handle_json(method, params), Some(Ok(_))), "{method}");
-    }
-
     #[test]
     fn closing_asks_first_when_confirm_close_is_on() {
-        let mut session = Session::new(120, 40);
-        call(&mut session, "workspace.create", json!({ "focus": true }));
-        let snapshot = session.snapshot();
+        let snapshot = session("one_workspace");
         let pane = snapshot.focused_pane_id.clone().expect("a pane");
         let tab = snapshot.focused_tab_id.clone().expect("a tab");
         let workspace = snapshot.focused_workspace_id.clone().expect("a workspace");
@@ -311,9 +304,7 @@ mod tests {
 
     #[test]
     fn new_tabs_and_workspaces_are_named_when_their_prompt_is_on() {
-        let mut session = Session::new(120, 40);
-        call(&mut session, "workspace.create", json!({ "focus": true }));
-        let snapshot = session.snapshot();
+        let snapshot = session("one_workspace");
         let workspace = snapshot.focused_workspace_id.clone().expect("a workspace");
         let tab_params = json!({ "workspace_id": workspace, "focus": true });
         assert_eq!(
@@ -339,31 +330,24 @@ mod tests {
 
     #[test]
     fn agent_cycling_follows_the_agents_panel_and_wraps() {
-        let mut session = Session::new(120, 40);
-        call(&mut session, "workspace.create", json!({ "focus": true }));
-        call(&mut session, "pane.split", json!({ "direction": "right", "focus": false }));
-        call(&mut session, "workspace.create", json!({ "focus": false }));
-        let keys = session.pane_keys();
-        assert_eq!(keys.len(), 3);
-        assert_eq!(step_for(&Action::NextAgent, &session.snapshot(), ASKING), Step::Nothing, "no agents");
+        let three = session("three_panes");
+        assert_eq!(three.panes.len(), 3);
+        assert_eq!(step_for(&Action::NextAgent, &three, ASKING), Step::Nothing, "no agents");
         // Agents in the second pane of the first workspace and in the other workspace's pane.
-        for key in [keys[1], keys[2]] {
-            session.agent_identity(key, Some("claude".into()), IdentityReason::Detected);
-        }
-        let snapshot = session.snapshot();
+        let snapshot = session("two_agents");
         let agents: Vec<String> = snapshot.agents.iter().map(|a| a.pane_id.clone()).collect();
         assert_eq!(agents.len(), 2);
         let focus = |pane: &str| Step::Call(wire("pane.focus", json!({ "pane_id": pane })));
         // From a pane without an agent: next is the first agent, previous the last.
         assert_eq!(step_for(&Action::NextAgent, &snapshot, ASKING), focus(&agents[0]));
         assert_eq!(step_for(&Action::PreviousAgent, &snapshot, ASKING), focus(&agents[1]));
-        call(&mut session, "pane.focus", json!({ "pane_id": agents[1] }));
-        let snapshot = session.snapshot();
+        let snapshot = session("two_agents_last_focused");
+        assert_eq!(snapshot.focused_pane_id.as_ref(), Some(&agents[1]));
         assert_eq!(step_for(&Action::NextAgent, &snapshot, ASKING), focus(&agents[0]), "wraps");
         assert_eq!(step_for(&Action::PreviousAgent, &snapshot, ASKING), focus(&agents[0]));
         // A lone agent that has the focus goes nowhere.
-        let key = session.resolve_pane(&agents[0]).expect("the first agent's pane");
-        session.agent_identity(key, None, IdentityReason::Exited);
-        assert_eq!(step_for(&Action::NextAgent, &session.snapshot(), ASKING), Step::Nothing);
+        let lone = session("one_agent_focused");
+        assert_eq!(lone.agents.iter().map(|a| &a.pane_id).collect::<Vec<_>>(), [&agents[1]]);
+        assert_eq!(step_for(&Action::NextAgent, &lone, ASKING), Step::Nothing);
     }
 }

@@ -9,20 +9,20 @@ use herdr_protocol::api::requests::{
 };
 use herdr_protocol::api::{PaneDirection, PaneId, Request, SplitDirection};
 
-pub(crate) fn focus_workspace(workspace_id: &str) -> Request {
+pub fn focus_workspace(workspace_id: &str) -> Request {
     Request::Workspace(WorkspaceRequest::Focus(WorkspaceTarget { workspace_id: workspace_id.into() }))
 }
 
-pub(crate) fn focus_tab(tab_id: &str) -> Request {
+pub fn focus_tab(tab_id: &str) -> Request {
     Request::Tab(TabRequest::Focus(TabTarget { tab_id: tab_id.into() }))
 }
 
-pub(crate) fn focus_pane(pane_id: &str) -> Request {
+pub fn focus_pane(pane_id: &str) -> Request {
     Request::Pane(PaneRequest::Focus(PaneTarget { pane_id: pane_id.into() }))
 }
 
 /// A new workspace that takes the focus.
-pub(crate) fn new_workspace() -> Request {
+pub fn new_workspace() -> Request {
     Request::Workspace(WorkspaceRequest::Create(WorkspaceCreateParams {
         focus: Some(true),
         ..Default::default()
@@ -30,7 +30,7 @@ pub(crate) fn new_workspace() -> Request {
 }
 
 /// A new tab in `workspace_id` that takes the focus.
-pub(crate) fn new_tab(workspace_id: &str) -> Request {
+pub fn new_tab(workspace_id: &str) -> Request {
     Request::Tab(TabRequest::Create(TabCreateParams {
         workspace_id: Some(workspace_id.into()),
         focus: Some(true),
@@ -39,7 +39,7 @@ pub(crate) fn new_tab(workspace_id: &str) -> Request {
 }
 
 /// Splits `target` (the new pane takes the focus), in `cwd` when given.
-pub(crate) fn split(target: &str, direction: SplitDirection, cwd: Option<String>) -> Request {
+pub fn split(target: &str, direction: SplitDirection, cwd: Option<String>) -> Request {
     Request::Pane(PaneRequest::Split(PaneSplitParams {
         direction,
         target_pane_id: Some(target.into()),
@@ -52,11 +52,11 @@ pub(crate) fn split(target: &str, direction: SplitDirection, cwd: Option<String>
     }))
 }
 
-pub(crate) fn focus_direction(pane_id: &str, direction: PaneDirection) -> Request {
+pub fn focus_direction(pane_id: &str, direction: PaneDirection) -> Request {
     Request::Pane(PaneRequest::FocusDirection(PaneDirectional { direction, pane_id: Some(pane_id.into()) }))
 }
 
-pub(crate) fn swap_direction(pane_id: &str, direction: PaneDirection) -> Request {
+pub fn swap_direction(pane_id: &str, direction: PaneDirection) -> Request {
     Request::Pane(PaneRequest::Swap(PaneSwapParams {
         pane_id: Some(pane_id.into()),
         direction: Some(direction),
@@ -65,7 +65,7 @@ pub(crate) fn swap_direction(pane_id: &str, direction: PaneDirection) -> Request
 }
 
 /// Swaps two panes by id (a context menu's "swap with focused").
-pub(crate) fn swap_panes(source: &str, target: &str) -> Request {
+pub fn swap_panes(source: &str, target: &str) -> Request {
     Request::Pane(PaneRequest::Swap(PaneSwapParams {
         source_pane_id: Some(source.into()),
         target_pane_id: Some(target.into()),
@@ -73,7 +73,7 @@ pub(crate) fn swap_panes(source: &str, target: &str) -> Request {
     }))
 }
 
-pub(crate) fn resize(pane_id: &str, direction: PaneDirection) -> Request {
+pub fn resize(pane_id: &str, direction: PaneDirection) -> Request {
     Request::Pane(PaneRequest::Resize(PaneResizeParams {
         direction,
         amount: None,
@@ -82,38 +82,38 @@ pub(crate) fn resize(pane_id: &str, direction: PaneDirection) -> Request {
 }
 
 /// Toggles the zoom (`mode: None`), or sets it.
-pub(crate) fn zoom(pane_id: &str, mode: Option<ZoomMode>) -> Request {
+pub fn zoom(pane_id: &str, mode: Option<ZoomMode>) -> Request {
     Request::Pane(PaneRequest::Zoom(PaneZoomParams { pane_id: Some(pane_id.into()), mode }))
 }
 
-pub(crate) fn close_workspace(workspace_id: &str) -> Request {
+pub fn close_workspace(workspace_id: &str) -> Request {
     Request::Workspace(WorkspaceRequest::Close(WorkspaceCloseParams {
         workspace_id: workspace_id.into(),
         close_group: None,
     }))
 }
 
-pub(crate) fn close_tab(tab_id: &str) -> Request {
+pub fn close_tab(tab_id: &str) -> Request {
     Request::Tab(TabRequest::Close(TabTarget { tab_id: tab_id.into() }))
 }
 
-pub(crate) fn close_pane(pane_id: &str) -> Request {
+pub fn close_pane(pane_id: &str) -> Request {
     Request::Pane(PaneRequest::Close(PaneTarget { pane_id: pane_id.into() }))
 }
 
-pub(crate) fn rename_workspace(workspace_id: &str, label: &str) -> Request {
+pub fn rename_workspace(workspace_id: &str, label: &str) -> Request {
     Request::Workspace(WorkspaceRequest::Rename(WorkspaceRenameParams {
         workspace_id: workspace_id.into(),
         label: label.to_owned(),
     }))
 }
 
-pub(crate) fn rename_tab(tab_id: &str, label: &str) -> Request {
+pub fn rename_tab(tab_id: &str, label: &str) -> Request {
     Request::Tab(TabRequest::Rename(TabRenameParams { tab_id: tab_id.into(), label: label.to_owned() }))
 }
 
 /// Names a pane; `None` clears its label.
-pub(crate) fn rename_pane(pane_id: &str, label: Option<&str>) -> Request {
+pub fn rename_pane(pane_id: &str, label: Option<&str>) -> Request {
     Request::Pane(PaneRequest::Rename(PaneRenameParams {
         pane_id: PaneId::from(pane_id),
         label: label.map(str::to_owned),
@@ -121,7 +121,7 @@ pub(crate) fn rename_pane(pane_id: &str, label: Option<&str>) -> Request {
 }
 
 /// Moves the split at `path` of `tab_id` (a border drag).
-pub(crate) fn set_split_ratio(tab_id: &str, path: Vec<bool>, ratio: f64) -> Request {
+pub fn set_split_ratio(tab_id: &str, path: Vec<bool>, ratio: f64) -> Request {
     Request::Layout(LayoutRequest::SetSplitRatio(LayoutSetSplitRatioParams {
         tab_id: Some(tab_id.into()),
         pane_id: None,
@@ -130,8 +130,9 @@ pub(crate) fn set_split_ratio(tab_id: &str, path: Vec<bool>, ratio: f64) -> Requ
     }))
 }
 
-/// A request from its wire form, for tests that state steps as the API would see them.
-#[cfg(test)]
-pub(crate) fn wire(method: &str, params: serde_json::Value) -> Request {
+/// A request from its wire form, for tests that state steps as the API would see them (the
+/// supervisor's too, with the `test-support` feature).
+#[cfg(any(test, feature = "test-support"))]
+pub fn wire(method: &str, params: serde_json::Value) -> Request {
     Request::parse(method, &params).unwrap_or_else(|e| panic!("{method} {params}: {e}"))
 }

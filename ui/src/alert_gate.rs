@@ -10,17 +10,17 @@
 //!   ([`AlertGate::admit_bell`]) rang it.
 //!
 //! It also remembers which panes alerted most recently, for `prefix+o` (open the notification's
-//! target). Not here: deciding that a status change deserves an alert ([`super::notify::decide`]).
+//! target). Not here: deciding that a status change deserves an alert ([`crate::alert::decide`]).
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use super::notify::{Alert, AlertKind, Delivery};
+use crate::alert::{Alert, AlertKind, Delivery};
 
 /// Alerts from other panes this soon after the first of a burst join its toast.
-pub(crate) const BURST_WINDOW: Duration = Duration::from_secs(1);
+pub const BURST_WINDOW: Duration = Duration::from_secs(1);
 /// At most one OSC 9 or desktop notification per pane this often.
-pub(crate) const NOTICE_INTERVAL: Duration = Duration::from_secs(10);
+pub const NOTICE_INTERVAL: Duration = Duration::from_secs(10);
 /// How many alerted panes `prefix+o` can walk back through.
 const RECENT_LIMIT: usize = 32;
 
@@ -34,7 +34,7 @@ struct Burst {
 }
 
 #[derive(Debug, Clone)]
-pub(crate) struct AlertGate {
+pub struct AlertGate {
     /// How long a toast stays: a repeat within it is dropped.
     toast_lifetime: Duration,
     announced: HashMap<(String, AlertKind), Instant>,
@@ -46,7 +46,7 @@ pub(crate) struct AlertGate {
 }
 
 impl AlertGate {
-    pub(crate) fn new(toast_lifetime: Duration) -> AlertGate {
+    pub fn new(toast_lifetime: Duration) -> AlertGate {
         AlertGate {
             toast_lifetime,
             announced: HashMap::new(),
@@ -59,13 +59,7 @@ impl AlertGate {
 
     /// What of `alert` (about `kind` for `pane_id`) to deliver at `now`: `None` when nothing is
     /// left (a repeat, or every channel limited away).
-    pub(crate) fn admit(
-        &mut self,
-        now: Instant,
-        pane_id: &str,
-        kind: AlertKind,
-        mut alert: Alert,
-    ) -> Option<Alert> {
+    pub fn admit(&mut self, now: Instant, pane_id: &str, kind: AlertKind, mut alert: Alert) -> Option<Alert> {
         self.remember(pane_id);
         let within = |at: &Instant, limit: Duration| now.saturating_duration_since(*at) < limit;
         let lifetime = self.toast_lifetime;
@@ -100,7 +94,7 @@ impl AlertGate {
 
     /// Whether a bell rung at `now` reaches the client: one per [`BURST_WINDOW`], shared by
     /// alerts and pane bells so that a program ringing while an agent alert rings is one bell.
-    pub(crate) fn admit_bell(&mut self, now: Instant) -> bool {
+    pub fn admit_bell(&mut self, now: Instant) -> bool {
         if self.last_bell.is_some_and(|at| now.saturating_duration_since(at) < BURST_WINDOW) {
             return false;
         }
@@ -142,7 +136,7 @@ impl AlertGate {
 
     /// The most recently alerted pane for which `open` holds (it still exists), forgotten so
     /// that the next call goes one further back. Panes for which it fails are forgotten too.
-    pub(crate) fn take_latest(&mut self, open: impl Fn(&str) -> bool) -> Option<String> {
+    pub fn take_latest(&mut self, open: impl Fn(&str) -> bool) -> Option<String> {
         while let Some(pane) = self.recent.pop() {
             if open(&pane) {
                 return Some(pane);

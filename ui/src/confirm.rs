@@ -13,7 +13,7 @@ use crate::render::ModalView;
 
 /// What a close ends, by public id.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum CloseTarget {
+pub enum CloseTarget {
     Workspace(String),
     Tab(String),
     Pane(String),
@@ -21,7 +21,7 @@ pub(super) enum CloseTarget {
 
 impl CloseTarget {
     /// The session request that closes the target.
-    pub(super) fn call(&self) -> Request {
+    pub fn call(&self) -> Request {
         match self {
             CloseTarget::Workspace(id) => calls::close_workspace(id),
             CloseTarget::Tab(id) => calls::close_tab(id),
@@ -32,7 +32,7 @@ impl CloseTarget {
 
 /// What a key did to the confirm dialog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum ConfirmKey {
+pub enum ConfirmKey {
     /// `y` or Enter: close the target.
     Confirm,
     /// `n` or Esc: keep it.
@@ -43,7 +43,7 @@ pub(super) enum ConfirmKey {
 
 /// An open "close this?" question.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct CloseConfirm {
+pub struct CloseConfirm {
     target: CloseTarget,
     question: String,
     detail: String,
@@ -52,7 +52,7 @@ pub(super) struct CloseConfirm {
 impl CloseConfirm {
     /// The question for closing `target`, naming it by its label when it has one (else its id),
     /// with what else goes with it: a pane's id and agent, a tab's or workspace's pane count.
-    pub(super) fn new(target: CloseTarget, snapshot: &SessionSnapshot) -> CloseConfirm {
+    pub fn new(target: CloseTarget, snapshot: &SessionSnapshot) -> CloseConfirm {
         let panes_in = |keep: &dyn Fn(&str, &str) -> bool| {
             snapshot.panes.iter().filter(|p| keep(&p.workspace_id, &p.tab_id)).count()
         };
@@ -89,12 +89,12 @@ impl CloseConfirm {
         CloseConfirm { question: format!("close {kind} {name}?"), detail, target }
     }
 
-    pub(super) fn target(&self) -> &CloseTarget {
+    pub fn target(&self) -> &CloseTarget {
         &self.target
     }
 
     /// One key press.
-    pub(super) fn key(&self, key: KeyEvent) -> ConfirmKey {
+    pub fn key(&self, key: KeyEvent) -> ConfirmKey {
         match (key.code, key.mods) {
             (KeyCode::Enter, Modifiers::NONE) => ConfirmKey::Confirm,
             (KeyCode::Char('y'), Modifiers::NONE | Modifiers::SHIFT) => ConfirmKey::Confirm,
@@ -105,7 +105,7 @@ impl CloseConfirm {
     }
 
     /// What the compositor draws.
-    pub(super) fn view(&self) -> ModalView {
+    pub fn view(&self) -> ModalView {
         ModalView::Confirm { question: self.question.clone(), detail: self.detail.clone() }
     }
 }
@@ -119,26 +119,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    use crate::clients::calls::wire;
-    use herdr_protocol::ipc::IdentityReason;
-
-    use crate::session::Session;
+    use crate::calls::wire;
+    use crate::tests_fixtures::session;
 
     /// Workspace "api" with tabs `main` (split in two, the focused pane named "editor") and
     /// `logs`.
     fn snapshot() -> SessionSnapshot {
-        let mut session = Session::new(120, 40);
-        for (method, params) in [
-            ("workspace.create", json!({ "focus": true, "label": "api" })),
-            ("tab.create", json!({ "focus": false, "label": "logs" })),
-            ("pane.split", json!({ "direction": "right", "focus": true })),
-        ] {
-            assert!(matches!(session.handle_json(method, params), Some(Ok(_))), "{method}");
-        }
-        let focused = session.snapshot().focused_pane_id.expect("a focused pane");
-        let named = session.handle_json("pane.rename", json!({ "pane_id": focused, "label": "editor" }));
-        assert!(matches!(named, Some(Ok(_))));
-        session.snapshot()
+        session("named_editor")
     }
 
     fn question(confirm: &CloseConfirm) -> (String, String) {
@@ -171,15 +158,9 @@ mod tests {
 
     #[test]
     fn a_pane_with_an_agent_says_so() {
-        let mut session = Session::new(120, 40);
-        session
-            .handle_json("workspace.create", json!({ "focus": true }))
-            .expect("a method")
-            .expect("created");
-        let pane = session.snapshot().focused_pane_id.expect("a focused pane");
-        let key = session.resolve_pane(&pane).expect("the pane resolves");
-        session.agent_identity(key, Some("claude".into()), IdentityReason::Detected);
-        let confirm = CloseConfirm::new(CloseTarget::Pane(pane.clone()), &session.snapshot());
+        let snapshot = session("claude_focused");
+        let pane = snapshot.focused_pane_id.clone().expect("a focused pane");
+        let confirm = CloseConfirm::new(CloseTarget::Pane(pane.clone()), &snapshot);
         assert_eq!(question(&confirm), (format!("close pane {pane}?"), "claude runs here".into()));
     }
 

@@ -1,32 +1,11 @@
-use herdr_protocol::ipc::IdentityReason;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::clients::calls::wire;
+use crate::calls::wire;
 
 use super::*;
 use crate::keymap::parse_key;
 use crate::render::picker_rect;
-use crate::session::Session;
-
-fn call(session: &mut Session, method: &str, params: Value) -> Value {
-    match session.handle_json(method, params) {
-        Some(Ok((result, _))) => serde_json::to_value(result).expect("a result serialises"),
-        other => panic!("{method}: {other:?}"),
-    }
-}
-
-/// Workspace `api` (tabs 1 and `build`, the latter with two panes, one running claude) and
-/// workspace `web`, focused.
-fn session() -> Session {
-    let mut session = Session::new(120, 40);
-    call(&mut session, "workspace.create", json!({ "focus": true, "label": "api" }));
-    call(&mut session, "tab.create", json!({ "focus": true, "label": "build" }));
-    call(&mut session, "pane.split", json!({ "direction": "right", "focus": false }));
-    let keys = session.pane_keys();
-    session.agent_identity(keys[2], Some("claude".into()), IdentityReason::Detected);
-    call(&mut session, "workspace.create", json!({ "focus": true, "label": "web" }));
-    session
-}
+use crate::tests_fixtures::session;
 
 fn key(name: &str) -> KeyEvent {
     parse_key(name).unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -46,7 +25,7 @@ fn typed(picker: &mut GotoPicker, text: &str) {
 
 #[test]
 fn the_picker_lists_workspaces_tabs_and_panes_with_the_focused_pane_highlighted() {
-    let snapshot = session().snapshot();
+    let snapshot = session("api_build_web");
     let picker = GotoPicker::new(&snapshot);
     let rows = texts(&picker);
     let shape: Vec<(u8, &str)> = rows.iter().map(|(d, t, _)| (*d, t.as_str())).collect();
@@ -69,7 +48,7 @@ fn the_picker_lists_workspaces_tabs_and_panes_with_the_focused_pane_highlighted(
 
 #[test]
 fn typing_filters_case_insensitively_over_the_whole_path() {
-    let snapshot = session().snapshot();
+    let snapshot = session("api_build_web");
     let mut picker = GotoPicker::new(&snapshot);
     typed(&mut picker, "BUI");
     let rows = texts(&picker);
@@ -96,7 +75,7 @@ fn typing_filters_case_insensitively_over_the_whole_path() {
 
 #[test]
 fn up_down_and_ctrl_n_p_move_and_wrap_and_esc_closes() {
-    let snapshot = session().snapshot();
+    let snapshot = session("api_build_web");
     let mut picker = GotoPicker::new(&snapshot);
     assert_eq!(picker.view().selected, Some(8));
     picker.key(key("down"));
@@ -118,7 +97,7 @@ fn up_down_and_ctrl_n_p_move_and_wrap_and_esc_closes() {
 
 #[test]
 fn a_click_on_an_entry_chooses_it_and_one_outside_closes() {
-    let snapshot = session().snapshot();
+    let snapshot = session("api_build_web");
     let mut picker = GotoPicker::new(&snapshot);
     let screen = Rect::new(0, 0, 100, 30);
     let rect = picker_rect(screen, 9);
