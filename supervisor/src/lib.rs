@@ -85,3 +85,23 @@ impl ServerConfig {
         .collect()
     }
 }
+
+#[cfg(test)]
+impl ServerConfig {
+    /// A config for in-process tests: sockets and binaries that do not exist, nothing saved.
+    pub(crate) fn for_tests() -> ServerConfig {
+        let path = PathBuf::from;
+        ServerConfig {
+            api_socket: path("/nonexistent/herdr.sock"),
+            client_socket: path("/nonexistent/herdr-client.sock"),
+            session_name: None,
+            worker_exe: path("/nonexistent/herdr-pane-worker"),
+            bin_path: path("/nonexistent/herdr"),
+            data_dir: path("/nonexistent/data"),
+            persist: false,
+            orphan_timeout: DEFAULT_ORPHAN_TIMEOUT,
+            pane_history: false,
+            resume_agents: true,
+        }
+    }
+}

@@ -123,7 +123,7 @@ pub async fn run(
     clients::clear_stale_scrollback(&config);
     let (session, autosave, mut restored) = load_session(&config);
     resumes::plan_restored(&session, &mut restored, config.resume_agents);
-    let shared = Shared::with_session(config, runtime, autosave, session);
+    let shared = Shared::with_session(config, runtime, autosave, session, clients::Screens::shared());
     tokio::spawn(reaper::reap_forever());
     adopt_and_restore(&shared, restored).await;
     let mut sockets = sockets;

@@ -1,20 +1,25 @@
 //! The supervisor's shared state, split by owner: the session model, the worker registry and the
 //! event hub. Locks are never held across an await; the order is session, then panes, and
 //! autosave's state before the session (a kill's hold encodes the layout under it).
+//!
+//! The terminal clients are not known here: what the core hands them without interpreting it
+//! (pane screen damage, bells, panes gone) goes to the [`ClientSide`] they register when the
+//! state is made (`clients::Screens`).
 
+use std::any::Any;
+use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use herdr_protocol::api::requests::{PaneRequest, TabRequest, WorkspaceRequest};
 use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, Request};
-use herdr_protocol::ipc::{WorkerEvent, WorkerIdentity, WorkerRequest};
+use herdr_protocol::ipc::{GridDamage, WorkerEvent, WorkerIdentity, WorkerRequest};
 use tokio::sync::{oneshot, watch};
 
 use crate::ServerConfig;
 use crate::api::envelope::Failure;
 use crate::autosave::Autosave;
-use crate::clients::Screens;
 use crate::hub::Hub;
 use crate::resumes::PendingResumes;
 use crate::session::{Effects, HandleError, PaneKey, Session, SpawnOrigin, SpawnRequest};
@@ -26,6 +31,19 @@ use crate::workers::{
 pub const HEADLESS_COLS: u16 = 120;
 pub const HEADLESS_ROWS: u16 = 40;
 
+/// The terminal clients' side as the session core sees it: where pane output it does not
+/// interpret goes. Calls come from worker events and the registry, never under a core lock.
+pub trait ClientSide: Any + Send + Sync + fmt::Debug {
+    /// A worker's screen damage for `key`.
+    fn pane_damage(&self, key: PaneKey, damage: GridDamage);
+    /// `key`'s program rang the bell.
+    fn pane_bell(&self, shared: &Shared, key: PaneKey);
+    /// `key` left the layout or lost its worker: forget what was mirrored of it.
+    fn pane_gone(&self, key: PaneKey);
+    /// The registered value itself, for the module that owns its type.
+    fn as_any(&self) -> &dyn Any;
+}
+
 #[derive(Debug)]
 pub struct Shared {
     pub config: ServerConfig,
@@ -36,8 +54,8 @@ pub struct Shared {
     session: Mutex<Session>,
     panes: Mutex<Registry>,
     pub hub: Hub,
-    /// Mirrored pane grids for the terminal clients' frames.
-    pub screens: Screens,
+    /// The terminal clients' side (mirrored pane grids, alerts, the live UI config).
+    clients: Arc<dyn ClientSide>,
     /// Restored panes whose agent resume waits for the first client to size the layout.
     pub resumes: PendingResumes,
     /// Live handoff: whether one is under way, and what it passes.
@@ -78,12 +96,14 @@ impl Drop for SessionGuard<'_> {
 }
 
 impl Shared {
-    /// A supervisor's state over `session` (empty, or restored from `session.json`).
+    /// A supervisor's state over `session` (empty, or restored from `session.json`), handing pane
+    /// output to `clients`.
     pub fn with_session(
         config: ServerConfig,
         runtime: RuntimeDir,
         autosave: Autosave,
         session: Session,
+        clients: Arc<dyn ClientSide>,
     ) -> Arc<Self> {
         Arc::new_cyclic(|me| Shared {
             config,
@@ -92,7 +112,7 @@ impl Shared {
             session: Mutex::new(session),
             panes: Mutex::new(Registry::default()),
             hub: Hub::new(),
-            screens: Screens::default(),
+            clients,
             resumes: PendingResumes::default(),
             handoff: crate::handoff::Handoff::default(),
             next_request: AtomicU64::new(1),
@@ -101,11 +121,17 @@ impl Shared {
         })
     }
 
-    /// A state for tests: an empty session, no runtime dir, nothing saved.
+    /// A state for tests over `clients`: an empty session, no runtime dir, nothing saved.
     #[cfg(test)]
-    pub fn new(config: ServerConfig) -> Arc<Self> {
+    pub fn with_clients(config: ServerConfig, clients: Arc<dyn ClientSide>) -> Arc<Self> {
         let runtime = RuntimeDir { workers: "/nonexistent/workers".into(), secret: String::new() };
-        Self::with_session(config, runtime, Autosave::disabled(), Session::new(HEADLESS_COLS, HEADLESS_ROWS))
+        let session = Session::new(HEADLESS_COLS, HEADLESS_ROWS);
+        Self::with_session(config, runtime, Autosave::disabled(), session, clients)
+    }
+
+    /// The clients' side registered at construction.
+    pub fn clients(&self) -> &dyn ClientSide {
+        &*self.clients
     }
 
     pub fn session(&self) -> SessionGuard<'_> {
@@ -186,7 +212,7 @@ impl Shared {
             started.push((key, rx));
         }
         for key in effects.closes {
-            self.screens.remove(key);
+            self.clients.pane_gone(key);
             if let Some(handle) = panes.remove(key) {
                 tokio::spawn(async move { handle.shutdown().await });
             }
@@ -270,8 +296,8 @@ impl PaneObserver for SharedObserver {
         let Some(shared) = self.0.upgrade() else { return };
         match event {
             // Screen contents and bells never touch the session model.
-            WorkerEvent::Damage(damage) => return shared.screens.apply_damage(key, damage),
-            WorkerEvent::Bell => return crate::clients::notify::pane_bell(&shared, key),
+            WorkerEvent::Damage(damage) => return shared.clients.pane_damage(key, damage),
+            WorkerEvent::Bell => return shared.clients.pane_bell(&shared, key),
             _ => {}
         }
         let effects = {
@@ -311,8 +337,12 @@ impl PaneObserver for SharedObserver {
             shared.autosave.hold(|| shared.encoded_session());
         }
         shared.panes().remove(key);
-        shared.screens.remove(key);
+        shared.clients.pane_gone(key);
         let effects = shared.session().pane_exited(key);
         shared.apply(effects);
     }
 }
+
+#[cfg(test)]
+#[path = "state_tests.rs"]
+mod tests;

@@ -171,23 +171,19 @@ fn describe_command(commands: &[CustomCommand], index: usize) -> String {
 mod tests {
     use super::*;
 
-    fn command(kind: &'static str, description: Option<&str>) -> CustomCommand {
-        CustomCommand {
-            key: "prefix+t".into(),
-            kind,
-            command: "lazygit --all".into(),
-            description: description.map(str::to_owned),
-            width: None,
-            height: None,
-        }
-    }
-
     #[test]
     fn the_help_names_commands_by_description_and_says_a_popup_is_a_zoomed_pane() {
-        let commands = [command("popup", Some("git ui")), command("shell", None)];
-        assert_eq!(describe_command(&commands, 0), "git ui (popup: zoomed pane)");
-        assert_eq!(describe_command(&commands, 1), "lazygit --all");
-        assert_eq!(describe_command(&commands, 7), "custom command 8");
+        let (config, problems) = crate::config::parse(
+            "[[keys.command]]\nkey = \"prefix+t\"\ntype = \"popup\"\ncommand = \"lazygit --all\"\n\
+             description = \"git ui\"\n\n[[keys.command]]\nkey = \"prefix+y\"\ntype = \"shell\"\n\
+             command = \"lazygit --all\"\n",
+            "config.toml",
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+        let commands = &config.keys.commands;
+        assert_eq!(describe_command(commands, 0), "git ui (popup: zoomed pane)");
+        assert_eq!(describe_command(commands, 1), "lazygit --all");
+        assert_eq!(describe_command(commands, 7), "custom command 8");
     }
 
     #[test]

@@ -52,7 +52,7 @@ struct ScrollWatch {
 impl ScrollWatch {
     /// The event line when the pane's scroll position differs from the last one reported.
     fn changed(&mut self, shared: &Shared) -> Option<Value> {
-        let now = shared.screens.scroll_info(self.key).map(|(at, rows)| PaneScrollInfo {
+        let now = shared.screens().scroll_info(self.key).map(|(at, rows)| PaneScrollInfo {
             offset_from_bottom: u64::from(at.offset_from_bottom),
             max_offset_from_bottom: u64::from(at.max_offset_from_bottom),
             viewport_rows: u64::from(rows),
@@ -185,7 +185,7 @@ pub async fn subscribe(
         }
     }
     let mut changes = shared.hub.watch();
-    let mut screens = shared.screens.watch();
+    let mut screens = shared.screens().watch();
     let mut stop = shared.shutdown_signal();
     let mut swapping = shared.handoff.swapping();
     loop {

@@ -133,7 +133,7 @@ pub async fn scroll(shared: &Shared, p: PaneScrollParams) -> Result<ApiResult, F
 pub fn with_scroll(shared: &Shared, mut result: ApiResult) -> ApiResult {
     let fill = |pane: &mut PaneInfo| {
         let Ok(key) = shared.session().resolve_pane(&pane.pane_id) else { return };
-        pane.scroll = shared.screens.scroll_info(key).map(|(at, rows)| PaneScrollInfo {
+        pane.scroll = shared.screens().scroll_info(key).map(|(at, rows)| PaneScrollInfo {
             offset_from_bottom: u64::from(at.offset_from_bottom),
             max_offset_from_bottom: u64::from(at.max_offset_from_bottom),
             viewport_rows: u64::from(rows),

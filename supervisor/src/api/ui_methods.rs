@@ -21,12 +21,12 @@ pub fn notification_show(shared: &Shared, p: NotificationShowParams) -> Result<A
         return Err(ApiError::new(ErrorCode::InvalidParams, "title must not be empty").into());
     }
     let body = p.body.map(|b| notify::sanitize(&b, MAX_BODY)).filter(|b| !b.is_empty());
-    let config = shared.screens.config();
+    let config = shared.screens().config();
     let answer = |shown, reason| Ok(ApiResult::NotificationShow { shown, reason });
     let Some(delivery) = Delivery::from_config(&config) else {
         return answer(false, NotificationShowReason::Disabled);
     };
-    if !shared.screens.has_clients() {
+    if !shared.screens().has_clients() {
         return answer(false, NotificationShowReason::NoForegroundClient);
     }
     let position = match &p.position {
@@ -36,7 +36,7 @@ pub fn notification_show(shared: &Shared, p: NotificationShowParams) -> Result<A
     let sound = !matches!(p.sound.unwrap_or_default(), NotificationSound::None)
         && config.ui.sound.enabled
         && !notify::sound_disabled_by_env();
-    let shown = shared.screens.alert(Alert { title, body, delivery: Some(delivery), position, sound });
+    let shown = shared.screens().alert(Alert { title, body, delivery: Some(delivery), position, sound });
     if shown {
         answer(true, NotificationShowReason::Shown)
     } else {

@@ -106,7 +106,7 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
         copying: copy::Copying::new(&hub, id, control.clone()),
         control,
         typed,
-        config: hub.shared.screens.watch_config(),
+        config: hub.shared.screens().watch_config(),
     };
     let end = conn.read_loop(reader, frames, &mut paint).await;
     match &end {
@@ -142,7 +142,7 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
 /// Whether a client shows the session in a focused terminal (agent completions are `done` only
 /// while nobody is looking).
 fn set_client_focus(hub: &Hub, focused: bool) {
-    hub.shared.screens.set_terminal_focused(focused);
+    hub.shared.screens().set_terminal_focused(focused);
     let effects = hub.shared.session().set_client_focus(focused);
     hub.shared.apply(effects);
 }

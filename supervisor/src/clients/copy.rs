@@ -35,7 +35,7 @@ impl Hub {
         };
         drop(prompts);
         if changed {
-            self.shared.screens.mark_dirty();
+            self.shared.screens().mark_dirty();
         }
     }
 
@@ -51,7 +51,7 @@ pub(super) fn draw_bar(hub: &Hub, client: ClientId, mode: ModeBadge, buffer: &mu
         return;
     }
     let focused = hub.shared.session().focused_pane();
-    let copy = focused.and_then(|key| hub.shared.screens.copy_view(key));
+    let copy = focused.and_then(|key| hub.shared.screens().copy_view(key));
     if let Some(hint) = copy_hint(hub.copy_prompt(client).as_deref(), copy.as_ref()) {
         draw_copy_hint(buffer, &hint, &hub.config().theme().colors);
     }
@@ -124,10 +124,10 @@ async fn run_queue(
 /// The "copied" toast (`ui.toast.clipboard`). The client that copied just sent input, so it is
 /// the foreground client: the one whose paint task draws alerts as toasts.
 fn copied_toast(shared: &Shared) {
-    let config = shared.screens.config();
+    let config = shared.screens().config();
     let toast = &config.ui.toast;
     if toast.clipboard_enabled {
-        shared.screens.alert(Alert {
+        shared.screens().alert(Alert {
             title: "copied".to_owned(),
             body: None,
             delivery: Some(Delivery::Herdr),

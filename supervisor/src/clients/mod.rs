@@ -65,7 +65,7 @@ use tokio::task::JoinSet;
 
 use crate::config::{self, Config};
 use crate::session::PaneKey;
-use crate::state::Shared;
+use crate::state::{ClientSide, Shared};
 
 use notify::Alert;
 use registry::{ClientId, Registry};
@@ -110,7 +110,46 @@ impl Default for Screens {
     }
 }
 
+impl ClientSide for Screens {
+    fn pane_damage(&self, key: PaneKey, damage: GridDamage) {
+        self.apply_damage(key, damage);
+    }
+
+    fn pane_bell(&self, shared: &Shared, key: PaneKey) {
+        notify::pane_bell(shared, key);
+    }
+
+    fn pane_gone(&self, key: PaneKey) {
+        self.remove(key);
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+impl Shared {
+    /// The terminal clients' side this supervisor runs: the [`Screens`] it was made with. (The
+    /// session core holds it as a [`ClientSide`] so that it never names the UI.)
+    pub fn screens(&self) -> &Screens {
+        // Only `Screens` is ever registered (the server makes the state with `Screens::shared()`),
+        // so a mismatch is a construction bug, not a state to handle.
+        self.clients().as_any().downcast_ref::<Screens>().expect("the clients' side is Screens")
+    }
+
+    /// A state for tests with a fresh [`Screens`]: an empty session, no runtime dir, nothing saved.
+    #[cfg(test)]
+    pub fn new(config: crate::ServerConfig) -> Arc<Self> {
+        Shared::with_clients(config, Screens::shared())
+    }
+}
+
 impl Screens {
+    /// A fresh clients' side, to make the supervisor's state with.
+    pub fn shared() -> Arc<dyn ClientSide> {
+        Arc::new(Screens::default())
+    }
+
     fn mirrors(&self) -> MutexGuard<'_, HashMap<PaneKey, Mirror>> {
         self.mirrors.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -337,7 +376,7 @@ impl Hub {
 
     /// The UI config in force (it changes on a reload).
     fn config(&self) -> Arc<Config> {
-        self.shared.screens.config()
+        self.shared.screens().config()
     }
 
     fn foreground_changed(&self) {
@@ -363,7 +402,7 @@ pub async fn serve(shared: Arc<Shared>, listener: UnixListener) {
     for diagnostic in diagnostics {
         log::warn!("config: {diagnostic}");
     }
-    shared.screens.set_config(config);
+    shared.screens().set_config(config);
     let hub = Arc::new(Hub {
         shared: shared.clone(),
         registry: Mutex::new(Registry::default()),

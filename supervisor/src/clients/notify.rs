@@ -82,17 +82,17 @@ impl Screens {
 /// A herdr toast (no sound) at the configured toast position: what herdr itself has to say
 /// (a config reload, a command that failed, something not available).
 pub(crate) fn toast(shared: &Shared, title: &str, body: Option<String>) {
-    shared.screens.alert(Alert {
+    shared.screens().alert(Alert {
         title: title.to_owned(),
         body,
         delivery: Some(Delivery::Herdr),
-        position: shared.screens.config().ui.toast.herdr_position.to_owned(),
+        position: shared.screens().config().ui.toast.herdr_position.to_owned(),
         sound: false,
     });
 }
 
 pub(crate) fn pane_bell(shared: &Shared, key: PaneKey) {
-    let screens = &shared.screens;
+    let screens = shared.screens();
     let (snapshot, panes) = paint::capture(shared);
     if !visibility::wanted(&snapshot, &panes, screens.has_clients()).contains(&key) {
         screens.mark_bell(key);
@@ -120,11 +120,11 @@ pub(super) async fn watch_agents(shared: Arc<Shared>) {
             let Event::PaneAgentStatusChanged { pane_id, agent_status, .. } = &*event else { continue };
             let previous = last.insert(pane_id.clone(), *agent_status).unwrap_or_default();
             let snapshot = shared.session().snapshot();
-            let shown = shared.screens.has_clients()
-                && shared.screens.terminal_focused()
+            let shown = shared.screens().has_clients()
+                && shared.screens().terminal_focused()
                 && in_active_tab(&snapshot, pane_id);
             let Some(kind) = decide(previous, *agent_status, shown) else { continue };
-            let config = shared.screens.config();
+            let config = shared.screens().config();
             let delay = Duration::from_secs(u64::from(config.ui.toast.delay_seconds));
             let (shared, pane_id, status) = (shared.clone(), pane_id.clone(), *agent_status);
             tokio::spawn(async move {
@@ -132,9 +132,9 @@ pub(super) async fn watch_agents(shared: Arc<Shared>) {
                 let snapshot = shared.session().snapshot();
                 let still = snapshot.panes.iter().any(|p| p.pane_id == pane_id && p.agent_status == status);
                 if still {
-                    let mut alert = agent_alert(&shared.screens.config(), &snapshot, &pane_id, kind);
+                    let mut alert = agent_alert(&shared.screens().config(), &snapshot, &pane_id, kind);
                     alert.sound &= !sound_disabled_by_env();
-                    shared.screens.agent_alert(&pane_id, kind, alert);
+                    shared.screens().agent_alert(&pane_id, kind, alert);
                 }
             });
         }
@@ -173,19 +173,7 @@ mod tests {
     /// A supervisor state whose workspace has a focused tab and a background tab, one pane each
     /// (workers never started): the keys of the focused tab's pane and the background one's.
     fn shared_with_two_tabs() -> (Arc<Shared>, PaneKey, PaneKey) {
-        let path = std::path::PathBuf::from;
-        let shared = Shared::new(crate::ServerConfig {
-            api_socket: path("/nonexistent/herdr.sock"),
-            client_socket: path("/nonexistent/herdr-client.sock"),
-            session_name: None,
-            worker_exe: path("/nonexistent/herdr-pane-worker"),
-            bin_path: path("/nonexistent/herdr"),
-            data_dir: path("/nonexistent/data"),
-            persist: false,
-            orphan_timeout: crate::DEFAULT_ORPHAN_TIMEOUT,
-            pane_history: false,
-            resume_agents: true,
-        });
+        let shared = Shared::new(crate::ServerConfig::for_tests());
         let mut session = shared.session();
         for (method, params) in [
             ("workspace.create", serde_json::json!({"focus": true})),
@@ -202,7 +190,7 @@ mod tests {
     #[test]
     fn a_pane_ringing_where_no_client_sees_it_is_marked_until_shown() {
         let (shared, focused, hidden) = shared_with_two_tabs();
-        let screens = &shared.screens;
+        let screens = shared.screens();
         // No client attached: nobody sees any pane.
         pane_bell(&shared, focused);
         assert_eq!(screens.belled_panes(), HashSet::from([focused]));

@@ -93,7 +93,7 @@ impl Echo {
     /// The focused pane and its grid's change count now.
     fn focus(shared: &Shared) -> Option<(PaneKey, u64)> {
         let key = shared.session().focused_pane()?;
-        Some((key, shared.screens.grid_changes(key)))
+        Some((key, shared.screens().grid_changes(key)))
     }
 
     /// The focused pane changed since the last paint, after input whose echo is not painted yet.
@@ -121,10 +121,10 @@ pub(super) async fn run(
     let Channels { mut view, mut control, typed, mut modal } = channels;
     let shared = hub.shared.clone();
     let mut events = shared.hub.watch();
-    let mut dirty = shared.screens.watch();
+    let mut dirty = shared.screens().watch();
     let mut foreground = hub.foreground.subscribe();
     let mut stop = shared.shutdown_signal();
-    let mut alerts = shared.screens.subscribe_alerts();
+    let mut alerts = shared.screens().subscribe_alerts();
     let mut toast: Option<Toast> = None;
     let mut last: Option<Frame> = None;
     // The frame before `last`, whose buffer the next paint draws into.
@@ -162,7 +162,7 @@ pub(super) async fn run(
             toast = toast.filter(|t| t.until > Instant::now());
             let shown_modal = modal.borrow_and_update().clone();
             let quick = match last.as_mut() {
-                Some(last) if quiet => repaint.rows(&shared.screens, last),
+                Some(last) if quiet => repaint.rows(shared.screens(), last),
                 _ => None,
             };
             let update = match quick {
@@ -388,8 +388,8 @@ fn compose_view(
 ) -> Frame {
     let config = hub.config();
     let options = render_options(hub, &view);
-    let belled = hub.shared.screens.belled_panes();
-    hub.shared.screens.with_grids(|grids| {
+    let belled = hub.shared.screens().belled_panes();
+    hub.shared.screens().with_grids(|grids| {
         let grid = |pane_id: &str| {
             let key = panes.iter().find(|(_, id)| id == pane_id).map(|(key, _)| key)?;
             grids.get(key)

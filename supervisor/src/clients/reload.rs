@@ -24,7 +24,7 @@ pub(crate) fn reload_config(shared: &Shared) -> ReloadOutcome {
         log::warn!("config reload: {diagnostic}");
     }
     if apply {
-        shared.screens.set_config(config);
+        shared.screens().set_config(config);
     }
     ReloadOutcome { status, diagnostics: diagnostics.iter().map(ToString::to_string).collect() }
 }

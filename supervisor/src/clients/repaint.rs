@@ -41,14 +41,14 @@ pub(super) struct Before {
 
 impl Before {
     pub(super) fn read(shared: &Shared) -> Before {
-        let chrome = shared.screens.chrome();
+        let chrome = shared.screens().chrome();
         let session = shared.session();
         let changes = session
             .pane_keys()
             .into_iter()
             .filter_map(|key| {
                 let (_, _, pane) = session.pane_ids(key)?;
-                Some((key, pane, shared.screens.grid_changes(key)))
+                Some((key, pane, shared.screens().grid_changes(key)))
             })
             .collect();
         Before { changes, chrome }

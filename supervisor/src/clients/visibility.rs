@@ -71,7 +71,7 @@ pub(super) fn sync(hub: &Hub, snapshot: &SessionSnapshot, panes: &[(PaneKey, Str
     let attached = hub.registry().count() > 0;
     let wanted = wanted(snapshot, panes, attached);
     let shared = &hub.shared;
-    shared.screens.settle_bells(&wanted, panes);
+    shared.screens().settle_bells(&wanted, panes);
     // The lock is held while notifying so two paint tasks cannot send changes out of order.
     let mut visible = hub.visible.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     for (key, now_visible) in visible.update(wanted) {
@@ -79,7 +79,7 @@ pub(super) fn sync(hub: &Hub, snapshot: &SessionSnapshot, panes: &[(PaneKey, Str
             handle.notify(shared.next_request_id(), WorkerRequest::SetVisible(now_visible));
         }
         if !now_visible {
-            shared.screens.remove(key);
+            shared.screens().remove(key);
         }
     }
     let focused = snapshot.focused_pane_id.as_deref().and_then(|id| key_of(panes, id));

@@ -131,7 +131,7 @@ impl Connection {
         let shown = self
             .hub
             .shared
-            .screens
+            .screens()
             .copy_view(pane)
             .is_some_and(|view| view.selection.is_some() || view.search.is_some());
         let step = session.keys.handle(key, prefix, shown);

@@ -256,7 +256,7 @@ impl Connection {
             UiStep::Goto => self.modals.set(Some(Modal::Goto(GotoPicker::new(&snapshot)))),
             UiStep::OpenNotificationTarget => {
                 let open = |pane: &str| snapshot.panes.iter().any(|p| p.pane_id == pane);
-                let target = self.hub.shared.screens.open_alert_target(open);
+                let target = self.hub.shared.screens().open_alert_target(open);
                 let focused = snapshot.focused_pane_id.as_deref();
                 if let Some(pane_id) = target.filter(|p| Some(p.as_str()) != focused) {
                     self.call(calls::focus_pane(&pane_id)).await;

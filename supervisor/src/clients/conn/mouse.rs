@@ -178,7 +178,7 @@ impl Connection {
         let mut view = ViewModel::from_snapshot_with(snapshot, |_| None, Default::default());
         for (key, pane_id) in panes {
             if let (Some(pane), Some((scroll, _))) =
-                (view.panes.get_mut(pane_id), self.hub.shared.screens.scroll_info(*key))
+                (view.panes.get_mut(pane_id), self.hub.shared.screens().scroll_info(*key))
             {
                 pane.scroll = scroll;
             }
@@ -189,7 +189,7 @@ impl Connection {
     /// Scrolls `key` to where row `y` of its scrollbar `track` points in its history.
     fn scroll_along(&self, key: PaneKey, track: Rect, y: u16) {
         let shared = &self.hub.shared;
-        let (Some(handle), Some((scroll, _))) = (shared.pane_handle(key), shared.screens.scroll_info(key))
+        let (Some(handle), Some((scroll, _))) = (shared.pane_handle(key), shared.screens().scroll_info(key))
         else {
             return;
         };

@@ -46,7 +46,7 @@ impl Connection {
     /// A left press on `pane`'s content: true when it starts (or double-clicks) a selection,
     /// false when it belongs to the pane's program.
     pub(super) fn select_press(&mut self, pane: PaneKey, content: Rect, event: &MouseEvent) -> bool {
-        let reporting = self.hub.shared.screens.modes(pane).is_some_and(|m| m.mouse_reporting);
+        let reporting = self.hub.shared.screens().modes(pane).is_some_and(|m| m.mouse_reporting);
         if reporting && !event.mods.contains(Modifiers::SHIFT) {
             return false;
         }
