@@ -15,6 +15,7 @@ pub mod actions;
 pub mod alert;
 pub mod alert_gate;
 pub mod calls;
+pub mod commands;
 pub mod config;
 pub mod confirm;
 pub mod dialog;
@@ -24,6 +25,7 @@ pub mod keymap;
 pub mod menu;
 pub mod render;
 pub mod rows;
+pub mod visibility;
 
 #[cfg(test)]
 mod tests_fixtures;

@@ -1,95 +1,25 @@
-//! What a `[[keys.command]]` entry or `edit_scrollback` does, worked out from the session
-//! snapshot (pure): run a shell command detached with the focused pane's `HERDR_*` environment,
-//! or open a pane split from the focused one running a program (zoomed for `popup` and for the
-//! scrollback editor). Also the scrollback editor's script and the private file it edits.
-//!
-//! Not here: starting anything (the connection does, `conn::launch`); the worker read of the
-//! scrollback. `popup` is not upstream's bordered modal terminal: it runs in a new zoomed pane
-//! that closes with its program (the help says so).
+//! The files and settings behind custom commands and the scrollback editor: where the private
+//! scrollback files go, writing one, clearing those a killed server left, and a command's plan
+//! with this server's `HERDR_*` environment. What a command does is worked out in
+//! `herdr_ui::commands`.
 
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use herdr_protocol::api::{SessionSnapshot, SplitDirection};
+use herdr_protocol::api::SessionSnapshot;
+pub(super) use herdr_ui::commands::{CommandPlan, edit_plan};
 
 use crate::ServerConfig;
 use crate::config::CustomCommand;
 
-/// How a custom command or the scrollback editor runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum CommandPlan {
-    /// `sh -c command`, detached, output discarded, in `cwd` with `env` added.
-    Shell { command: String, cwd: Option<String>, env: Vec<(String, String)> },
-    /// A new focused pane split from `target` toward `direction` (`right` or `down`) running
-    /// `argv`, zoomed when `zoom`; it closes when the program exits.
-    Pane { target: String, direction: SplitDirection, argv: Vec<String>, zoom: bool },
-    /// The command cannot run here; the reason becomes a toast.
-    Refused(String),
-}
-
-/// The plan for `command` given the session now; `None` without a focused pane.
+/// The plan for `command` given the session now, with `server`'s environment for the pane.
 pub(super) fn plan(
     command: &CustomCommand,
     snapshot: &SessionSnapshot,
     server: &ServerConfig,
 ) -> Option<CommandPlan> {
-    let (workspace, tab, pane) = focus(snapshot)?;
-    let argv = vec!["sh".to_owned(), "-c".to_owned(), command.command.clone()];
-    Some(match command.kind {
-        "shell" => CommandPlan::Shell {
-            command: command.command.clone(),
-            cwd: snapshot.panes.iter().find(|p| p.pane_id == pane).and_then(|p| p.cwd.clone()),
-            env: server.pane_env(workspace, tab, pane),
-        },
-        "pane" => CommandPlan::Pane {
-            target: pane.to_owned(),
-            direction: direction(snapshot, pane),
-            argv,
-            zoom: false,
-        },
-        "popup" => CommandPlan::Pane {
-            target: pane.to_owned(),
-            direction: direction(snapshot, pane),
-            argv,
-            zoom: true,
-        },
-        other => CommandPlan::Refused(format!("{other} commands are not supported")),
-    })
-}
-
-/// The focused workspace, tab and pane ids.
-fn focus(snapshot: &SessionSnapshot) -> Option<(&str, &str, &str)> {
-    Some((
-        snapshot.focused_workspace_id.as_deref()?,
-        snapshot.focused_tab_id.as_deref()?,
-        snapshot.focused_pane_id.as_deref()?,
-    ))
-}
-
-/// Side by side when the pane is at least twice as wide as tall (cells are about twice as tall
-/// as wide), else stacked: the new pane gets the roomier half.
-fn direction(snapshot: &SessionSnapshot, pane: &str) -> SplitDirection {
-    let rect = snapshot.layouts.iter().flat_map(|l| &l.panes).find(|p| p.pane_id == pane).map(|p| p.rect);
-    match rect {
-        Some(r) if u32::from(r.width) < 2 * u32::from(r.height) => SplitDirection::Down,
-        _ => SplitDirection::Right,
-    }
-}
-
-/// The scrollback editor's pane: `$VISUAL`, else `$EDITOR`, else `vi` (word-split, so
-/// `code -w` works) on `file`, which is deleted when the editor exits or the pane is closed.
-pub(super) fn edit_plan(snapshot: &SessionSnapshot, file: &Path) -> Option<CommandPlan> {
-    let (_, _, pane) = focus(snapshot)?;
-    let script = "trap 'rm -f -- \"$1\"' EXIT; trap 'exit 129' HUP; trap 'exit 143' TERM; \
-                  ${VISUAL:-${EDITOR:-vi}} \"$1\"";
-    let argv = ["sh", "-c", script, "herdr-edit-scrollback"].map(str::to_owned).into_iter();
-    Some(CommandPlan::Pane {
-        target: pane.to_owned(),
-        direction: direction(snapshot, pane),
-        argv: argv.chain([file.display().to_string()]).collect(),
-        zoom: true,
-    })
+    herdr_ui::commands::plan(command, snapshot, |workspace, tab, pane| server.pane_env(workspace, tab, pane))
 }
 
 /// Where scrollback files go: a `scrollback` directory (0700) next to the API socket, the

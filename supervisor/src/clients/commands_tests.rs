@@ -22,15 +22,13 @@ fn server() -> ServerConfig {
     }
 }
 
-fn command(kind: &'static str, description: Option<&str>) -> CustomCommand {
-    CustomCommand {
-        key: "prefix+t".into(),
-        kind,
-        command: "lazygit --all".into(),
-        description: description.map(str::to_owned),
-        width: None,
-        height: None,
-    }
+/// `[[keys.command]]` `lazygit --all` of type `kind`, as config.toml gives it.
+fn command(kind: &str) -> CustomCommand {
+    let text =
+        format!("[[keys.command]]\nkey = \"prefix+t\"\ntype = \"{kind}\"\ncommand = \"lazygit --all\"\n");
+    let (mut config, problems) = crate::config::parse(&text, "config.toml");
+    assert!(problems.is_empty(), "{problems:?}");
+    config.keys.commands.remove(0)
 }
 
 /// A session 120x40 with one workspace whose only pane is focused.
@@ -41,46 +39,9 @@ fn session() -> Session {
 }
 
 #[test]
-fn pane_and_popup_commands_split_the_focused_pane_running_sh_c() {
-    let snapshot = session().snapshot();
-    let pane = snapshot.focused_pane_id.clone().expect("a focused pane");
-    let argv: Vec<String> = ["sh", "-c", "lazygit --all"].map(str::to_owned).to_vec();
-    assert_eq!(
-        plan(&command("pane", None), &snapshot, &server()),
-        Some(CommandPlan::Pane {
-            target: pane.clone(),
-            direction: SplitDirection::Right,
-            argv: argv.clone(),
-            zoom: false
-        })
-    );
-    assert_eq!(
-        plan(&command("popup", None), &snapshot, &server()),
-        Some(CommandPlan::Pane { target: pane, direction: SplitDirection::Right, argv, zoom: true })
-    );
-}
-
-#[test]
-fn a_narrow_pane_splits_stacked() {
-    let mut session = session();
-    for _ in 0..2 {
-        assert!(matches!(
-            session.handle_json("pane.split", json!({ "direction": "right", "focus": true })),
-            Some(Ok(_))
-        ));
-    }
-    let snapshot = session.snapshot();
-    let Some(CommandPlan::Pane { direction, .. }) = plan(&command("pane", None), &snapshot, &server()) else {
-        panic!("a pane plan");
-    };
-    assert_eq!(direction, SplitDirection::Down, "{:?}", snapshot.layouts);
-}
-
-#[test]
 fn shell_commands_carry_the_focused_panes_herdr_env() {
     let snapshot = session().snapshot();
-    let Some(CommandPlan::Shell { command, env, .. }) = plan(&command("shell", None), &snapshot, &server())
-    else {
+    let Some(CommandPlan::Shell { command, env, .. }) = plan(&command("shell"), &snapshot, &server()) else {
         panic!("a shell plan");
     };
     assert_eq!(command, "lazygit --all");
@@ -91,18 +52,6 @@ fn shell_commands_carry_the_focused_panes_herdr_env() {
     assert_eq!(get("HERDR_PANE_ID"), snapshot.focused_pane_id.as_deref());
     assert_eq!(get("HERDR_TAB_ID"), snapshot.focused_tab_id.as_deref());
     assert_eq!(get("HERDR_WORKSPACE_ID"), snapshot.focused_workspace_id.as_deref());
-}
-
-#[test]
-fn plugin_actions_are_refused_and_nothing_runs_without_a_pane() {
-    let snapshot = session().snapshot();
-    assert!(matches!(
-        plan(&command("plugin_action", None), &snapshot, &server()),
-        Some(CommandPlan::Refused(_))
-    ));
-    let empty = Session::new(120, 40).snapshot();
-    assert_eq!(plan(&command("pane", None), &empty, &server()), None);
-    assert_eq!(edit_plan(&empty, Path::new("/tmp/x")), None);
 }
 
 #[test]

@@ -251,31 +251,3 @@ fn damage_builds_the_mirrored_grid() {
     screens.remove(key);
     assert!(screens.with_grids(|g| g.is_empty()));
 }
-
-#[test]
-fn visible_panes_follow_the_focused_tab_and_zoom() {
-    use super::visibility::{Visible, wanted};
-    let mut session = Session::new(120, 40);
-    let call = |s: &mut Session, m: &str, p: serde_json::Value| {
-        s.handle_json(m, p).expect("a session method").expect("succeeds")
-    };
-    call(&mut session, "workspace.create", json!({"focus": true}));
-    call(&mut session, "pane.split", json!({"direction": "right"}));
-    let panes: Vec<(PaneKey, String)> =
-        session.pane_keys().into_iter().filter_map(|k| session.pane_ids(k).map(|(_, _, p)| (k, p))).collect();
-    let keys: Vec<PaneKey> = panes.iter().map(|(k, _)| *k).collect();
-    let mut visible = Visible::default();
-    let snapshot = session.snapshot();
-    assert_eq!(visible.update(wanted(&snapshot, &panes, true)), vec![(keys[0], true), (keys[1], true)]);
-    assert!(visible.update(wanted(&snapshot, &panes, true)).is_empty());
-    call(&mut session, "pane.zoom", json!({"pane_id": panes[0].1}));
-    let snapshot = session.snapshot();
-    assert_eq!(visible.update(wanted(&snapshot, &panes, true)), vec![(keys[1], false)]);
-    // The focus goes to a visible pane only, and moves with one notice each way.
-    assert_eq!(visible.focus(Some(keys[1])), vec![], "a hidden pane is not told it has focus");
-    assert_eq!(visible.focus(Some(keys[0])), vec![(keys[0], true)]);
-    assert!(visible.focus(Some(keys[0])).is_empty());
-    // The last client leaves: nothing is visible, and nothing keeps the focus rate.
-    assert_eq!(visible.update(wanted(&snapshot, &panes, false)), vec![(keys[0], false)]);
-    assert_eq!(visible.focus(Some(keys[0])), vec![(keys[0], false)]);
-}

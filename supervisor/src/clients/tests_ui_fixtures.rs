@@ -131,7 +131,21 @@ const FIXTURES: &[(&str, (u16, u16), Script)] = &[
         call(session, "tab.create", json!({"focus": false, "label": "bg"}));
     }),
     ("one_workspace", (120, 40), one_workspace),
+    ("split_in_two", (120, 40), |session| {
+        one_workspace(session);
+        call(session, "pane.split", json!({"direction": "right"}));
+    }),
+    ("first_zoomed", (120, 40), |session| {
+        one_workspace(session);
+        call(session, "pane.split", json!({"direction": "right"}));
+        call(session, "pane.zoom", json!({"pane_id": "w1:p1"}));
+    }),
     ("three_panes", (120, 40), three_panes),
+    ("three_across", (120, 40), |session| {
+        one_workspace(session);
+        call(session, "pane.split", json!({"direction": "right", "focus": true}));
+        call(session, "pane.split", json!({"direction": "right", "focus": true}));
+    }),
     ("two_agents", (120, 40), two_agents),
     ("two_agents_last_focused", (120, 40), two_agents_last_focused),
     ("one_agent_focused", (120, 40), one_agent_focused),

@@ -1,0 +1,95 @@
+//! What a `[[keys.command]]` entry or `edit_scrollback` does, worked out from the session
+//! snapshot: run a shell command detached with the focused pane's `HERDR_*` environment (which
+//! the caller supplies), or open a pane split from the focused one running a program (zoomed for
+//! `popup` and for the scrollback editor), and the scrollback editor's script.
+//!
+//! Not here: starting anything and the private file the editor edits (the supervisor's
+//! `clients/commands.rs` and `conn/launch.rs`); the worker read of the scrollback. `popup` is not upstream's bordered modal terminal: it runs in a new zoomed pane
+//! that closes with its program (the help says so).
+
+use std::path::Path;
+
+use herdr_protocol::api::{SessionSnapshot, SplitDirection};
+
+use crate::config::CustomCommand;
+
+/// How a custom command or the scrollback editor runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandPlan {
+    /// `sh -c command`, detached, output discarded, in `cwd` with `env` added.
+    Shell { command: String, cwd: Option<String>, env: Vec<(String, String)> },
+    /// A new focused pane split from `target` toward `direction` (`right` or `down`) running
+    /// `argv`, zoomed when `zoom`; it closes when the program exits.
+    Pane { target: String, direction: SplitDirection, argv: Vec<String>, zoom: bool },
+    /// The command cannot run here; the reason becomes a toast.
+    Refused(String),
+}
+
+/// The plan for `command` given the session now; `None` without a focused pane. `pane_env`
+/// gives the `HERDR_*` variables of a pane from its workspace, tab and pane ids.
+pub fn plan(
+    command: &CustomCommand,
+    snapshot: &SessionSnapshot,
+    pane_env: impl FnOnce(&str, &str, &str) -> Vec<(String, String)>,
+) -> Option<CommandPlan> {
+    let (workspace, tab, pane) = focus(snapshot)?;
+    let argv = vec!["sh".to_owned(), "-c".to_owned(), command.command.clone()];
+    Some(match command.kind {
+        "shell" => CommandPlan::Shell {
+            command: command.command.clone(),
+            cwd: snapshot.panes.iter().find(|p| p.pane_id == pane).and_then(|p| p.cwd.clone()),
+            env: pane_env(workspace, tab, pane),
+        },
+        "pane" => CommandPlan::Pane {
+            target: pane.to_owned(),
+            direction: direction(snapshot, pane),
+            argv,
+            zoom: false,
+        },
+        "popup" => CommandPlan::Pane {
+            target: pane.to_owned(),
+            direction: direction(snapshot, pane),
+            argv,
+            zoom: true,
+        },
+        other => CommandPlan::Refused(format!("{other} commands are not supported")),
+    })
+}
+
+/// The focused workspace, tab and pane ids.
+fn focus(snapshot: &SessionSnapshot) -> Option<(&str, &str, &str)> {
+    Some((
+        snapshot.focused_workspace_id.as_deref()?,
+        snapshot.focused_tab_id.as_deref()?,
+        snapshot.focused_pane_id.as_deref()?,
+    ))
+}
+
+/// Side by side when the pane is at least twice as wide as tall (cells are about twice as tall
+/// as wide), else stacked: the new pane gets the roomier half.
+fn direction(snapshot: &SessionSnapshot, pane: &str) -> SplitDirection {
+    let rect = snapshot.layouts.iter().flat_map(|l| &l.panes).find(|p| p.pane_id == pane).map(|p| p.rect);
+    match rect {
+        Some(r) if u32::from(r.width) < 2 * u32::from(r.height) => SplitDirection::Down,
+        _ => SplitDirection::Right,
+    }
+}
+
+/// The scrollback editor's pane: `$VISUAL`, else `$EDITOR`, else `vi` (word-split, so
+/// `code -w` works) on `file`, which is deleted when the editor exits or the pane is closed.
+pub fn edit_plan(snapshot: &SessionSnapshot, file: &Path) -> Option<CommandPlan> {
+    let (_, _, pane) = focus(snapshot)?;
+    let script = "trap 'rm -f -- \"$1\"' EXIT; trap 'exit 129' HUP; trap 'exit 143' TERM; \
+                  ${VISUAL:-${EDITOR:-vi}} \"$1\"";
+    let argv = ["sh", "-c", script, "herdr-edit-scrollback"].map(str::to_owned).into_iter();
+    Some(CommandPlan::Pane {
+        target: pane.to_owned(),
+        direction: direction(snapshot, pane),
+        argv: argv.chain([file.display().to_string()]).collect(),
+        zoom: true,
+    })
+}
+
+#[cfg(test)]
+#[path = "commands_tests.rs"]
+mod tests;

@@ -1,0 +1,69 @@
+use serde_json::json;
+
+use super::*;
+use crate::tests_fixtures::session;
+
+fn command(kind: &'static str) -> CustomCommand {
+    CustomCommand {
+        key: "prefix+t".into(),
+        kind,
+        command: "lazygit --all".into(),
+        description: None,
+        width: None,
+        height: None,
+    }
+}
+
+/// An environment naming the pane it was asked for.
+fn env(workspace: &str, tab: &str, pane: &str) -> Vec<(String, String)> {
+    vec![("IDS".to_owned(), json!([workspace, tab, pane]).to_string())]
+}
+
+#[test]
+fn pane_and_popup_commands_split_the_focused_pane_running_sh_c() {
+    let snapshot = session("one_workspace");
+    let pane = snapshot.focused_pane_id.clone().expect("a focused pane");
+    let argv: Vec<String> = ["sh", "-c", "lazygit --all"].map(str::to_owned).to_vec();
+    assert_eq!(
+        plan(&command("pane"), &snapshot, env),
+        Some(CommandPlan::Pane {
+            target: pane.clone(),
+            direction: SplitDirection::Right,
+            argv: argv.clone(),
+            zoom: false
+        })
+    );
+    assert_eq!(
+        plan(&command("popup"), &snapshot, env),
+        Some(CommandPlan::Pane { target: pane, direction: SplitDirection::Right, argv, zoom: true })
+    );
+}
+
+#[test]
+fn a_narrow_pane_splits_stacked() {
+    let snapshot = session("three_across");
+    let Some(CommandPlan::Pane { direction, .. }) = plan(&command("pane"), &snapshot, env) else {
+        panic!("a pane plan");
+    };
+    assert_eq!(direction, SplitDirection::Down, "{:?}", snapshot.layouts);
+}
+
+#[test]
+fn shell_commands_run_in_the_focused_pane_with_its_environment() {
+    let snapshot = session("one_workspace");
+    let Some(CommandPlan::Shell { command, env, .. }) = plan(&command("shell"), &snapshot, env) else {
+        panic!("a shell plan");
+    };
+    assert_eq!(command, "lazygit --all");
+    let ids = [&snapshot.focused_workspace_id, &snapshot.focused_tab_id, &snapshot.focused_pane_id];
+    assert_eq!(env, [("IDS".to_owned(), json!(ids).to_string())]);
+}
+
+#[test]
+fn plugin_actions_are_refused_and_nothing_runs_without_a_pane() {
+    let snapshot = session("one_workspace");
+    assert!(matches!(plan(&command("plugin_action"), &snapshot, env), Some(CommandPlan::Refused(_))));
+    let empty = session("empty");
+    assert_eq!(plan(&command("pane"), &empty, env), None);
+    assert_eq!(edit_plan(&empty, Path::new("/tmp/x")), None);
+}
