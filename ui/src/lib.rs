@@ -4,7 +4,12 @@
 //! - [`render`]: the compositor (sidebar, tab bar, panes, overlays), hit-testing, the frame
 //!   differ and single-row repaints;
 //! - [`keymap`]: the input decoder, key grammar, bindings, modes and copy-mode keys;
-//! - [`config`]: the `config.toml` model (`[ui]`, `[keys]`, `[theme]`, …) and its diagnostics.
+//! - [`config`]: the `config.toml` model (`[ui]`, `[keys]`, `[theme]`, …) and its diagnostics;
+//! - what a client's keys and clicks do: [`actions`] (an action given the session snapshot
+//!   becomes a [`calls`] request or a UI step), [`menu`], [`dialog`], [`confirm`], [`goto`],
+//!   [`help`], custom [`commands`];
+//! - what a client is shown: [`visibility`] (which panes), [`rows`] (which rows changed, for
+//!   in-place repaints), [`alert`] and [`alert_gate`] (agent alerts and their rate limits).
 //!
 //! Not here: sockets, tokio tasks, the session model or any supervisor state. The supervisor's
 //! client connections (`supervisor/src/clients/`) drive this crate: they build its views from
