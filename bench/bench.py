@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """herdr vs tmux on this machine, in one run. Prints a markdown table and writes it to --out.
 
-Suites (select with --only core,agents,tui,durability,handoff; default all; bench/README.md has each
+Suites (select with --only core,agents,tui,durability,handoff,remote; default all; bench/README.md has each
 method):
   core    output consumption, pane read latency, idle CPU and wakeups, RSS (20 shell panes)
   agents  blocker-to-event latency, detection CPU with 20 agent panes (scripted fake agents)
@@ -11,6 +11,9 @@ method):
   durability  kill -9 of the supervisor with 1/20/100 panes until every pane answers again
           (re-adoption), session.json save time and size with 100 panes (herdr only)
   handoff     `herdr server live-handoff` with 1/20/100 panes: swap time, output pause, API silence
+  remote      `herdr --remote` against plain ssh to the same private sshd: echo p50/p99 over
+          loopback and a 300 ms RTT relay, link bytes/s for a 400 lines/s pane and a 60 Hz
+          spinner against ssh + `tmux attach` (needs root and openssh-server)
 
 Public tools only: tmux, python3, /proc. No timed assertions: this measures, it never fails on
 a number. Everything it starts is killed at the end (own process group + /proc tree walk; the
@@ -30,6 +33,7 @@ import agents_suite  # noqa: E402
 import core  # noqa: E402
 import durability  # noqa: E402
 import handoff  # noqa: E402
+import remote  # noqa: E402
 import report  # noqa: E402
 import tui_suite  # noqa: E402
 
@@ -39,6 +43,7 @@ SUITES = {
     "tui": ("Terminal UI (issue 4): attached in a python pty", tui_suite.run),
     "durability": ("Durability: supervisor kill -9 and session.json (herdr only)", durability.run),
     "handoff": ("Live handoff to a second binary (herdr only)", handoff.run),
+    "remote": ("Remote (issue 11): herdr --remote; the tmux column is plain ssh to the same sshd", remote.run),
 }
 
 
@@ -59,6 +64,7 @@ def main():
     parser.add_argument("--idle-bytes-seconds", type=int, default=16)
     parser.add_argument("--durability-rounds", type=int, default=3)
     parser.add_argument("--save-samples", type=int, default=10)
+    remote.add_arguments(parser)
     args = parser.parse_args()
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in SUITES]

@@ -1,19 +1,26 @@
 #!/usr/bin/env python3
-"""`herdr --remote` against plain OpenSSH on the same sshd (issue 11): keystroke echo p50/p99
-over loopback and over a delayed link, and the bytes per second the link carries to the client
-for one visible pane printing 400 lines/s and for a 60 Hz spinner, herdr against `ssh` running
-`tmux attach`. Standalone (not part of bench/run yet):
+"""The remote suite (issue 11): `herdr --remote` against plain OpenSSH on the same sshd, in one
+run: keystroke echo p50/p99 over loopback and over a delayed link, and the bytes per second the
+link carries to the client for one visible pane printing 400 lines/s and for a 60 Hz spinner,
+herdr against `ssh` running `tmux attach`. Part of bench/run (`bench/run --only remote`; see
+bench/README.md, 13-15); also runs alone:
 
-    python3 bench/remote.py [--bin-dir target/release] [--samples 60] [--rtt-ms 300] [--seconds 5]
+    python3 bench/remote.py [--bin-dir target/release] [--remote-samples 60] [--remote-rtt-ms 300]
+                            [--remote-seconds 5]
 
 It starts its own sshd (root login with a throw-away key, everything in a temp dir), a delaying
 TCP relay in front of it that counts the bytes going to the client, and plays the terminal in a
-python pty (pty_terminal.py). Needs root, openssh-server, tmux, python3.
+python pty (pty_terminal.py). Needs root, openssh-server, tmux, python3; without root or sshd it
+measures nothing and says why in the notes.
+
+Not here: packet loss (the e2e suite's lossy link, e2e/src/lossy_link.rs, covers the issue's
+300 ms + 2 % acceptance); this relay delays bytes, it never drops them.
 """
 
 import argparse
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
@@ -22,9 +29,13 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # keep the repo free of __pycache__
 from procfs import kill_tree, percentile  # noqa: E402
 from pty_terminal import PtyTerminal  # noqa: E402
+from report import Row, against, markdown  # noqa: E402
 from tui_suite import FLOOD, GLYPHS, SPINNER  # noqa: E402
+
+SSHD = "/usr/sbin/sshd"
 
 
 def free_port():
@@ -203,56 +214,86 @@ def link_bytes(relay, term, command, seconds):
     return rate
 
 
+def add_arguments(parser):
+    """The suite's options (bench.py and the standalone run share them)."""
+    parser.add_argument("--remote-samples", type=int, default=60,
+                        help="remote: echo samples per side and link")
+    parser.add_argument("--remote-rtt-ms", type=int, default=300, help="remote: the delayed link's RTT")
+    parser.add_argument("--remote-seconds", type=float, default=5.0,
+                        help="remote: each link-bytes window")
+
+
+def unavailable():
+    if os.geteuid() != 0:
+        return "the remote suite logs in as root through its own sshd and needs root"
+    if not os.path.exists(SSHD):
+        return f"{SSHD} is missing (scripts/install-test-deps.sh installs openssh-server)"
+    return None
+
+
+def run(args, _suite_dir):
+    """Rows (herdr --remote in the herdr column, plain ssh in the tmux one) and notes."""
+    reason = unavailable()
+    if reason:
+        return [], [f"remote: not measured: {reason}"]
+    # The remote session's sockets (pane workers included) live under this dir, and a Unix
+    # socket path has at most 108 bytes: the suite dir bench.py offers is too deep for them.
+    root = tempfile.mkdtemp(prefix="hbr-")
+    bin_dir = os.path.abspath(args.bin_dir)
+    rng = random.Random(11)
+    rtt = args.remote_rtt_ms
+    rows = []
+    host = Host(root, bin_dir)
+    try:
+        for name, script in (("flood.py", FLOOD), ("spinner.py", SPINNER)):
+            with open(f"{root}/{name}", "w") as f:
+                f.write(script)
+        host.trust(host.port)
+        relay = Relay(host.port, rtt / 2000)
+        host.trust(relay.port)
+        for label, port, session in (("loopback", host.port, "echo-direct"),
+                                     (f"{rtt} ms RTT relay", relay.port, "echo-relay")):
+            h, s = echo(host, port, args.remote_samples, rng, session)
+            if h is None or s is None:
+                raise SystemExit(f"an echo never came ({label})")
+            p50 = (percentile(h, 50), percentile(s, 50))
+            # The issue's bound for a slow link: herdr's p50 within 20 ms of plain ssh's.
+            target = against("p50 <= ssh + 20 ms", p50[0] <= p50[1] + 20) if port == relay.port else ""
+            rows.append(Row(f"keystroke echo p50, {label} (ms)", *p50, "%.2f", target))
+            rows.append(Row(f"keystroke echo p99, {label} (ms)", percentile(h, 99), percentile(s, 99), "%.2f"))
+        counter = Relay(host.port, 0)
+        host.trust(counter.port)
+        herdr = host.herdr(counter.port, "bytes")
+        attached(herdr, b"spaces", "herdr --remote")
+        subprocess.run(["tmux", "-S", f"{root}/tmux.sock", "-f", "/dev/null", "new-session", "-d",
+                        "-x", "120", "-y", "40", "sh"], check=True,
+                       env={"HOME": f"{root}/rhome", "PATH": "/usr/bin:/bin", "TERM": "xterm-256color"})
+        tmux = host.ssh(counter.port, f"tmux -S {root}/tmux.sock attach")
+        tmux.drain(2.0)
+        for label, command in (("one visible pane at 400 lines/s", f"python3 {root}/flood.py 400"),
+                               ("one visible 60 Hz spinner", f"python3 {root}/spinner.py")):
+            h = link_bytes(counter, herdr, command, args.remote_seconds)
+            t = link_bytes(counter, tmux, command, args.remote_seconds)
+            rows.append(Row(f"link bytes/s to the client, {label}", h, t, "%.0f"))
+        herdr.close()
+        tmux.close()
+    finally:
+        host.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    notes = [f"remote: the tmux column is plain OpenSSH `ssh` to the same sshd (`exec sh` for echo, "
+             f"`tmux attach` for link bytes); {args.remote_samples} echo samples per side and link, "
+             f"bytes over {args.remote_seconds:g} s windows counted by the relay."]
+    return rows, notes
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin-dir", default="target/release")
-    parser.add_argument("--samples", type=int, default=60)
-    parser.add_argument("--rtt-ms", type=int, default=300)
-    parser.add_argument("--seconds", type=float, default=5.0)
+    add_arguments(parser)
     args = parser.parse_args()
-    bin_dir = os.path.abspath(args.bin_dir)
-    rng = random.Random(11)
-    with tempfile.TemporaryDirectory(prefix="hbr-") as root:
-        host = Host(root, bin_dir)
-        try:
-            for name, script in (("flood.py", FLOOD), ("spinner.py", SPINNER)):
-                with open(f"{root}/{name}", "w") as f:
-                    f.write(script)
-            host.trust(host.port)
-            relay = Relay(host.port, args.rtt_ms / 2000)
-            host.trust(relay.port)
-            rows = []
-            for label, port, session in (("loopback", host.port, "echo-direct"),
-                                         (f"{args.rtt_ms} ms RTT relay", relay.port, "echo-relay")):
-                h, s = echo(host, port, args.samples, rng, session)
-                if h is None or s is None:
-                    raise SystemExit(f"an echo never came ({label})")
-                rows.append((f"echo p50 ms, {label}", percentile(h, 50), percentile(s, 50)))
-                rows.append((f"echo p99 ms, {label}", percentile(h, 99), percentile(s, 99)))
-            counter = Relay(host.port, 0)
-            host.trust(counter.port)
-            herdr = host.herdr(counter.port, "bytes")
-            attached(herdr, b"spaces", "herdr --remote")
-            subprocess.run(["tmux", "-S", f"{root}/tmux.sock", "-f", "/dev/null", "new-session", "-d",
-                            "-x", "120", "-y", "40", "sh"], check=True,
-                           env={"HOME": f"{root}/rhome", "PATH": "/usr/bin:/bin", "TERM": "xterm-256color"})
-            tmux = host.ssh(counter.port, f"tmux -S {root}/tmux.sock attach")
-            tmux.drain(2.0)
-            for label, command in (("400 lines/s", f"python3 {root}/flood.py 400"),
-                                   ("60 Hz spinner", f"python3 {root}/spinner.py")):
-                h = link_bytes(counter, herdr, command, args.seconds)
-                t = link_bytes(counter, tmux, command, args.seconds)
-                rows.append((f"link bytes/s to the client, {label}", h, t))
-            herdr.close()
-            tmux.close()
-        finally:
-            host.stop()
-    print(f"| figure ({os.path.basename(os.path.dirname(bin_dir))}/{os.path.basename(bin_dir)}) "
-          "| herdr --remote | ssh (+ tmux attach) | herdr/ssh |")
-    print("|---|---:|---:|---:|")
-    for name, h, s in rows:
-        ratio = f"{h / s:.2f}" if s else "-"
-        print(f"| {name} | {h:.1f} | {s:.1f} | {ratio} |")
+    rows, notes = run(args, None)
+    title = f"herdr --remote vs plain ssh ({os.path.basename(os.path.abspath(args.bin_dir))} build)"
+    sys.stdout.write(markdown(title, [("Remote (issue 11); tmux column: plain ssh", rows)], notes))
 
 
 if __name__ == "__main__":

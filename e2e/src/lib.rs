@@ -8,6 +8,7 @@
 //! - [`schema`]: the protocol-22 JSON Schema check used on every line.
 //! - [`wire`]: raw NDJSON exchanges for transport tests.
 //! - [`wait`]: `wait_until`, the only synchronisation the suites use.
+//! - [`pty`]: a program on a pseudo-terminal the test holds, and keystroke echo timing on it.
 //! - [`procs`]: `/proc` reading (process trees, worker discovery, RSS).
 //! - [`panes`]: pane-level conveniences built on the public API (markers, counters, reads).
 //! - [`layout`]: a session's layout through the API minus what legitimately differs between two
@@ -16,6 +17,8 @@
 //!   fixtures, and the supervisor's `persist.save` log lines.
 //! - [`sshd`]: a real `sshd` on a loopback port with its own keys, and a delaying relay that can be
 //!   cut and restored in front of it, for the `herdr --remote` suite.
+//! - [`lossy_link`]: a slow link that drops packets, between two network namespaces joined by
+//!   TUN devices and a userspace relay, for remote tests that need TCP to really retransmit.
 //! - [`terminal`]: a client-protocol terminal client that keeps its screen as text.
 //! - [`agents`]: workspaces whose panes run the scripted fake agents (`e2e/fake-agents/`),
 //!   agent status probes and timestamped status subscriptions, for the agent suites.
@@ -26,8 +29,10 @@ pub mod agents;
 pub mod binaries;
 pub mod cli;
 pub mod layout;
+pub mod lossy_link;
 pub mod panes;
 pub mod procs;
+pub mod pty;
 pub mod schema;
 pub mod server;
 pub mod session_file;

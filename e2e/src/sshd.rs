@@ -12,13 +12,17 @@
 //! stay open and silent, as through an unplugged cable — so the ends must notice by themselves
 //! (keepalives); what was in flight arrives after the restore, as TCP would deliver it.
 //!
+//! [`Sshd::start_behind`] puts the sshd in the server namespace of a [`LossyLink`] instead,
+//! listening on its address there, for a link that loses packets; [`Sshd::ssh_args`] are the
+//! plain OpenSSH arguments that reach it (run them in the client namespace to cross the link).
+//!
 //! [`Sshd::stop`] ends the listener and every per-connection child (a dropped link: the
 //! client's TCP connection is gone), [`Sshd::start_again`] listens on the same port with the
 //! same keys. Needs `openssh-server` (`scripts/install-test-deps.sh`) and root (`/run/sshd`).
 
 use std::fs;
 use std::io::{Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
@@ -30,10 +34,13 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use tempfile::TempDir;
 
+use crate::lossy_link::{self, LossyLink, Side};
 use crate::procs;
 use crate::{PATIENCE, TestServer, wait_until};
 
 const SSHD: &str = "/usr/sbin/sshd";
+/// The port sshd listens on inside a link's server namespace (nothing else is there).
+const NAMESPACED_PORT: u16 = 2222;
 
 /// Which `PATH` the remote session gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +54,10 @@ pub enum RemotePath {
 #[derive(Debug)]
 pub struct Sshd {
     dir: TempDir,
+    addr: Ipv4Addr,
     port: u16,
+    /// The network namespace it runs in (a link's server side), or the test's own.
+    namespace: Option<String>,
     child: Option<Child>,
 }
 
@@ -65,6 +75,22 @@ impl Sshd {
 
     /// Writes the keys and config and starts listening, with the remote environment of `server`.
     pub fn start(server: &TestServer, path: RemotePath) -> Sshd {
+        Sshd::start_at(server, path, Ipv4Addr::LOCALHOST, free_port(), None)
+    }
+
+    /// [`Sshd::start`] in the server namespace of `link`, on its address there.
+    pub fn start_behind(server: &TestServer, path: RemotePath, link: &LossyLink) -> Sshd {
+        let namespace = Some(link.namespace(Side::Server).to_owned());
+        Sshd::start_at(server, path, lossy_link::SERVER_ADDR, NAMESPACED_PORT, namespace)
+    }
+
+    fn start_at(
+        server: &TestServer,
+        path: RemotePath,
+        addr: Ipv4Addr,
+        port: u16,
+        namespace: Option<String>,
+    ) -> Sshd {
         let dir = tempfile::Builder::new().prefix("herdr-sshd-").tempdir().expect("create the sshd dir");
         let base = dir.path();
         fs::create_dir_all(base.join("client/.ssh")).expect("create the client's .ssh");
@@ -74,7 +100,6 @@ impl Sshd {
             .expect("authorize the key");
         fs::create_dir_all("/run/sshd").expect("create /run/sshd (privilege separation dir)");
 
-        let port = free_port();
         let mut env: Vec<String> = server
             .env()
             .iter()
@@ -89,7 +114,7 @@ impl Sshd {
             RemotePath::WithoutHerdr => format!("\"PATH={system_path}\""),
         });
         let config = format!(
-            "Port {port}\nListenAddress 127.0.0.1\nHostKey {base}/host_key\nAuthorizedKeysFile {base}/authorized_keys\n\
+            "Port {port}\nListenAddress {addr}\nHostKey {base}/host_key\nAuthorizedKeysFile {base}/authorized_keys\n\
              PubkeyAuthentication yes\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n\
              PermitRootLogin prohibit-password\nUsePAM no\nStrictModes no\nPidFile none\n\
              PrintMotd no\nLogLevel VERBOSE\nSetEnv {}\n",
@@ -97,7 +122,7 @@ impl Sshd {
             base = base.display(),
         );
         fs::write(base.join("sshd_config"), config).expect("write sshd_config");
-        let mut sshd = Sshd { dir, port, child: None };
+        let mut sshd = Sshd { dir, addr, port, namespace, child: None };
         sshd.start_again();
         sshd
     }
@@ -111,7 +136,15 @@ impl Sshd {
             .append(true)
             .open(base.join("sshd.log"))
             .expect("open the log");
-        let child = Command::new(SSHD)
+        let mut command = match &self.namespace {
+            Some(namespace) => {
+                let mut command = Command::new("ip");
+                command.args(["netns", "exec", namespace, SSHD]);
+                command
+            }
+            None => Command::new(SSHD),
+        };
+        let child = command
             .arg("-D")
             .arg("-e")
             .arg("-f")
@@ -122,11 +155,14 @@ impl Sshd {
             .spawn()
             .expect("start sshd");
         self.child = Some(child);
-        let port = self.port;
+        let (addr, port) = (self.addr, self.port);
+        let connect = || TcpStream::connect((addr, port)).map(drop);
         wait_until("sshd accepts connections", PATIENCE, || {
-            TcpStream::connect(("127.0.0.1", port))
-                .map(drop)
-                .map_err(|e| format!("{e}; log:\n{}", self.log()))
+            match &self.namespace {
+                Some(namespace) => lossy_link::in_namespace(namespace, connect),
+                None => connect(),
+            }
+            .map_err(|e| format!("{e}; log:\n{}", self.log()))
         });
     }
 
@@ -152,9 +188,9 @@ impl Sshd {
         procs::children(listener).into_iter().map(|p| p.pid).collect()
     }
 
-    /// `ssh://root@127.0.0.1:PORT`.
+    /// `ssh://root@ADDR:PORT` (127.0.0.1 unless behind a link).
     pub fn target(&self) -> String {
-        format!("ssh://root@127.0.0.1:{}", self.port)
+        format!("ssh://root@{}:{}", self.addr, self.port)
     }
 
     pub fn port(&self) -> u16 {
@@ -183,7 +219,7 @@ impl Sshd {
         let public = fs::read_to_string(self.dir.path().join("host_key.pub")).expect("read the host key");
         let mut fields = public.split_whitespace();
         let (kind, key) = (fields.next().expect("a key type"), fields.next().expect("a key"));
-        format!("[127.0.0.1]:{port} {kind} {key}")
+        format!("[{}]:{port} {kind} {key}", self.addr)
     }
 
     /// Writes `line` as the client's whole known_hosts.
@@ -197,23 +233,38 @@ impl Sshd {
         self.write_known_hosts(&self.known_hosts_line());
     }
 
-    /// Runs `command` on the remote side with plain OpenSSH `ssh` (explicit key and known_hosts:
-    /// `ssh` reads `~/.ssh` from the passwd entry, not from HOME).
+    /// Runs `command` on the remote side with plain OpenSSH `ssh` (from the server's own
+    /// namespace when it is behind a link, so the answer does not wait on the link).
     pub fn ssh(&self, command: &str) -> Output {
+        let mut ssh = match &self.namespace {
+            Some(namespace) => {
+                let mut ssh = Command::new("ip");
+                ssh.args(["netns", "exec", namespace, "ssh"]);
+                ssh
+            }
+            None => Command::new("ssh"),
+        };
+        run(ssh.args(self.ssh_args()).arg(command))
+    }
+
+    /// The arguments of plain OpenSSH `ssh` that log in here, up to the destination: an
+    /// explicit key and known_hosts (`ssh` reads `~/.ssh` from the passwd entry, not from
+    /// HOME), no config, no questions.
+    pub fn ssh_args(&self) -> Vec<String> {
         let home = self.client_home();
-        run(Command::new("ssh")
-            .arg("-F")
-            .arg("/dev/null")
-            .arg("-i")
-            .arg(home.join(".ssh/id_ed25519"))
-            .arg("-o")
-            .arg(format!("UserKnownHostsFile={}", home.join(".ssh/known_hosts").display()))
-            .arg("-o")
-            .arg("BatchMode=yes")
-            .arg("-p")
-            .arg(self.port.to_string())
-            .arg("root@127.0.0.1")
-            .arg(command))
+        vec![
+            "-F".into(),
+            "/dev/null".into(),
+            "-i".into(),
+            home.join(".ssh/id_ed25519").display().to_string(),
+            "-o".into(),
+            format!("UserKnownHostsFile={}", home.join(".ssh/known_hosts").display()),
+            "-o".into(),
+            "BatchMode=yes".into(),
+            "-p".into(),
+            self.port.to_string(),
+            format!("root@{}", self.addr),
+        ]
     }
 
     pub fn log(&self) -> String {

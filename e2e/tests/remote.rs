@@ -8,7 +8,9 @@
 //! and coming back to the same running panes, and one that stays down ending with the command
 //! that re-attaches; a link cut silently for 10 s (a relay that holds every byte) noticed by
 //! keepalives and restored by itself; typing that still echoes over a 300 ms RTT link while
-//! another pane floods output; a copy made on the remote host landing in the local clipboard
+//! another pane floods output; over a 300 ms RTT link that also drops 2 % of its packets
+//! (namespaces joined by TUN devices, see `herdr_e2e::lossy_link`), herdr's keystroke echo
+//! p50 within 20 ms of plain OpenSSH `ssh` through the same link to the same sshd; a copy made on the remote host landing in the local clipboard
 //! (OSC 52 through the relay); `--session NAME` reaching that session only.
 
 #[allow(dead_code, reason = "each suite uses part of the shared tmux driver")]
@@ -17,6 +19,8 @@ mod support;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use herdr_e2e::lossy_link::{LossyLink, Shape, Side};
+use herdr_e2e::pty::{PtyProgram, percentile};
 use herdr_e2e::sshd::{LinkRelay, RemotePath, Sshd};
 use herdr_e2e::{PATIENCE, TestServer, wait_until};
 use serde_json::{Value, json};
@@ -426,6 +430,71 @@ fn typing_echoes_over_a_300_ms_link_while_a_pane_floods_output() {
     tmux.wait_screen("the echo over the slow link", |s| s.contains("slow-link-42"));
     tmux.keys(&["C-b", "q"]);
     wait_finished(&tmux, "the detach over the slow link", |s| s.contains("[detached]"));
+}
+
+/// Keystrokes timed per program over the lossy link (each ≥ one round trip).
+const LOSSY_SAMPLES: usize = 25;
+
+/// Types `ready-$((3*3))` and waits for the shell's answer, then lets the screen settle.
+fn wait_ready(program: &mut PtyProgram, what: &str) {
+    program.write(b"echo ready-$((3*3))\r");
+    program.expect(what, b"ready-9", Duration::from_secs(60));
+    program.drain(Duration::from_secs(1));
+}
+
+#[test]
+fn over_a_300_ms_link_losing_2_percent_typing_echoes_within_20_ms_of_plain_ssh() {
+    let server = TestServer::prepare();
+    if let Some(reason) = Sshd::unavailable() {
+        panic!("the remote suite cannot run here: {reason}");
+    }
+    let link = LossyLink::start(Shape { one_way: Duration::from_millis(150), loss: 0.02, seed: 11 });
+    let sshd = Sshd::start_behind(&server, RemotePath::WithHerdr, &link);
+    sshd.trust_host_key();
+
+    // Both terminals live in the client namespace: every byte crosses the link.
+    let mut local = server.command("ip");
+    local
+        .args(["netns", "exec", link.namespace(Side::Client)])
+        .arg(herdr_e2e::binaries::binary("herdr"))
+        .args(["--remote", &sshd.target()])
+        .env("HOME", sshd.client_home());
+    let mut herdr = PtyProgram::spawn(local, 120, 40);
+    herdr.expect("the remote session over the lossy link", b"spaces", Duration::from_secs(90));
+    wait_ready(&mut herdr, "the remote pane's shell");
+    let mut plain = server.command("ip");
+    plain
+        .args(["netns", "exec", link.namespace(Side::Client), "ssh", "-tt"])
+        .args(sshd.ssh_args())
+        .arg("exec sh");
+    let mut ssh = PtyProgram::spawn(plain, 120, 40);
+    wait_ready(&mut ssh, "the shell of plain ssh");
+
+    // Alternating, so both see the same moments of the link (and of the machine).
+    let settle = Duration::from_millis(400);
+    let bound = Duration::from_secs(20);
+    let (mut through_herdr, mut through_ssh) = (Vec::new(), Vec::new());
+    for n in 0..LOSSY_SAMPLES {
+        through_herdr.push(herdr.echo_latency(n, settle, bound));
+        through_ssh.push(ssh.echo_latency(n, settle, bound));
+    }
+    let (forwarded, dropped) = link.packets();
+    assert!(dropped > 0, "the link dropped no packet of {forwarded}: nothing was retransmitted");
+    let (herdr_p50, ssh_p50) = (percentile(&through_herdr, 50), percentile(&through_ssh, 50));
+    eprintln!(
+        "echo over 300 ms RTT, 2 % loss ({dropped} of {} packets dropped): herdr p50 {herdr_p50:?} p99 {:?}, \
+         ssh p50 {ssh_p50:?} p99 {:?}",
+        forwarded + dropped,
+        percentile(&through_herdr, 99),
+        percentile(&through_ssh, 99)
+    );
+    assert!(
+        herdr_p50 <= ssh_p50 + Duration::from_millis(20),
+        "herdr's echo p50 {herdr_p50:?} is more than 20 ms over plain ssh's {ssh_p50:?}:\nherdr {through_herdr:?}\nssh {through_ssh:?}"
+    );
+    // Still a working session after all that: the typed command runs.
+    herdr.write(b"echo lossy-$((6*7))\r");
+    herdr.expect("a command typed over the lossy link", b"lossy-42", Duration::from_secs(60));
 }
 
 #[test]

@@ -204,10 +204,7 @@ pub fn run(
         if !pump.down.is_empty() {
             local_events |= PollFlags::POLLOUT;
         }
-        let mut tcp_events = PollFlags::POLLIN;
-        if !pump.up.is_empty() || session.block_directions() != ssh2::BlockDirections::None {
-            tcp_events |= PollFlags::POLLOUT;
-        }
+        let tcp_events = tcp_interest(session.block_directions());
         let wake = next_keepalive.min(last_heard + liveness.dead_after);
         let wait = wake.saturating_duration_since(now).max(Duration::from_millis(1));
         let timeout = PollTimeout::try_from(wait).unwrap_or(PollTimeout::MAX);
@@ -222,6 +219,21 @@ pub fn run(
         if fds[1].revents().is_some_and(|r| r.intersects(heard)) {
             last_heard = Instant::now();
         }
+    }
+}
+
+/// What to wait for on the ssh session's socket: always input (data, keepalive answers, window
+/// adjustments), and room to write only while libssh2 is held up writing. A socket has room
+/// nearly always, so asking for it otherwise would wake the poll at once, every time: the relay
+/// would spin a core, and on a small machine every echo would wait for a turn on the CPU. Input
+/// held up by the peer's window is not a write block: it resumes with a window adjustment, which
+/// arrives as input.
+fn tcp_interest(blocked: ssh2::BlockDirections) -> PollFlags {
+    match blocked {
+        ssh2::BlockDirections::Outbound | ssh2::BlockDirections::Both => {
+            PollFlags::POLLIN | PollFlags::POLLOUT
+        }
+        ssh2::BlockDirections::None | ssh2::BlockDirections::Inbound => PollFlags::POLLIN,
     }
 }
 
@@ -293,6 +305,15 @@ mod tests {
             decoder.next_frame::<ClientToServer>().expect("decode"),
             Some(ClientToServer::Input(b"ls\r".to_vec()))
         );
+    }
+
+    #[test]
+    fn room_to_write_is_waited_for_only_while_a_write_is_held_up() {
+        use ssh2::BlockDirections::{Both, Inbound, None, Outbound};
+        assert_eq!(tcp_interest(None), PollFlags::POLLIN);
+        assert_eq!(tcp_interest(Inbound), PollFlags::POLLIN);
+        assert_eq!(tcp_interest(Outbound), PollFlags::POLLIN | PollFlags::POLLOUT);
+        assert_eq!(tcp_interest(Both), PollFlags::POLLIN | PollFlags::POLLOUT);
     }
 
     #[test]
