@@ -87,6 +87,23 @@ fn s(value: &Value) -> String {
     value.as_str().unwrap_or_else(|| panic!("expected a string, got {value}")).to_owned()
 }
 
+/// A git repository with one commit in the server's work dir, for the `worktree.*` calls.
+fn git_repo(server: &TestServer) -> String {
+    let repo = server.work_dir("tour-repo");
+    std::fs::write(repo.join("README"), "tour\n").expect("write a file");
+    for args in [&["init", "--quiet"][..], &["add", "README"], &["commit", "--quiet", "-m", "tour"]] {
+        let status = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&repo)
+            .args(["-c", "user.email=tour@example.invalid", "-c", "user.name=tour"])
+            .args(args)
+            .status()
+            .expect("run git");
+        assert!(status.success(), "git {args:?} failed");
+    }
+    repo.display().to_string()
+}
+
 /// Opens a subscription and returns the stream after its ack, or records why it failed.
 fn subscribe(tour: &mut Tour<'_>, subscriptions: Value, core: bool) -> Option<LineStream> {
     let request = json!({"id": "tour:subscribe", "method": "events.subscribe",
@@ -376,10 +393,17 @@ fn every_method_answers_by_the_protocol() {
     tour.other("plugin.pane.focus", json!({"pane_id": "w0:p0"}), Some("plugin_pane_focused"));
     tour.other("plugin.pane.close", json!({"pane_id": "w0:p0"}), Some("plugin_pane_closed"));
     tour.other("plugin.unlink", json!({"plugin_id": "tour"}), Some("plugin_unlinked"));
-    tour.other("worktree.list", json!({"cwd": cwd}), Some("worktree_list"));
-    tour.other("worktree.create", json!({"cwd": cwd, "branch": "tour"}), Some("worktree_created"));
-    tour.other("worktree.open", json!({"cwd": cwd, "branch": "tour"}), Some("worktree_opened"));
-    tour.other("worktree.remove", json!({"workspace_id": ws2}), Some("worktree_removed"));
+    let repo = git_repo(&server);
+    let tree = server.work_dir("tour-trees").join("tour").display().to_string();
+    tour.other("worktree.list", json!({"cwd": repo}), Some("worktree_list"));
+    let made = tour.other(
+        "worktree.create",
+        json!({"cwd": repo, "branch": "tour", "path": tree}),
+        Some("worktree_created"),
+    );
+    tour.other("worktree.open", json!({"cwd": repo, "branch": "tour"}), Some("worktree_opened"));
+    let tree_ws = made.map_or_else(|| ws2.clone(), |m| s(&m["workspace"]["workspace_id"]));
+    tour.other("worktree.remove", json!({"workspace_id": tree_ws}), Some("worktree_removed"));
 
     let moved = tour.other(
         "pane.move",

@@ -22,7 +22,8 @@ pub use records::{
     AgentInfo, AgentManifestInfo, AgentSessionInfo, AgentSessionRefKind, AgentStatus, LayoutDescription,
     LayoutNode, PaneDirection, PaneInfo, PaneLayoutPane, PaneLayoutRect, PaneLayoutSnapshot, PaneLayoutSplit,
     PaneProcessInfo, PaneProcessInfoProcess, PaneReadResult, PaneScrollInfo, ReadFormat, ReadSource,
-    SessionSnapshot, SplitDirection, TabInfo, WorkspaceInfo, WorkspaceWorktreeInfo,
+    SessionSnapshot, SplitDirection, TabInfo, WorkspaceInfo, WorkspaceWorktreeInfo, WorktreeInfo,
+    WorktreeSourceInfo,
 };
 pub use requests::{METHODS, Request, RequestEnvelope, RequestError};
 pub use results::{

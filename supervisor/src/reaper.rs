@@ -1,5 +1,11 @@
 //! The supervisor is a child subreaper: a pane program whose worker died is re-parented to us,
 //! and we reap every child (workers and orphaned programs) so none lingers as a zombie.
+//!
+//! Children whose exit status the supervisor itself waits for (`git` behind `worktree.*`) run
+//! inside [`own_child`]: while one does, reaping waits, so `waitpid(-1)` cannot take that status
+//! away from its caller; the last one to finish does the reaping that was put off.
+
+use std::sync::{PoisonError, RwLock, TryLockError};
 
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
@@ -24,7 +30,26 @@ pub async fn reap_forever() {
     }
 }
 
+/// Held (shared) while a child the supervisor waits for itself runs; reaping takes it exclusively.
+static OWN_CHILDREN: RwLock<()> = RwLock::new(());
+
+/// Runs `start_and_wait`, which starts a child and waits for it, without the reaper taking
+/// the child's exit status; then reaps whatever exited meanwhile.
+pub fn own_child<T>(start_and_wait: impl FnOnce() -> T) -> T {
+    let guard = OWN_CHILDREN.read().unwrap_or_else(PoisonError::into_inner);
+    let result = start_and_wait();
+    drop(guard);
+    reap_all();
+    result
+}
+
 fn reap_all() {
+    // A child someone waits for is running: its own caller reaps when it is done.
+    let _exclusive = match OWN_CHILDREN.try_write() {
+        Ok(guard) => guard,
+        Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+        Err(TryLockError::WouldBlock) => return,
+    };
     loop {
         match waitpid(Pid::from_raw(-1), Some(WaitPidFlag::WNOHANG)) {
             Ok(WaitStatus::StillAlive) | Err(_) => return,

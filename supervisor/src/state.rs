@@ -269,7 +269,8 @@ impl Shared {
     }
 }
 
-async fn wait_started(started: Launched) -> Result<(), String> {
+/// Waits until every pane in `started` runs (or the first one that cannot start).
+pub(crate) async fn wait_started(started: Launched) -> Result<(), String> {
     for (_, rx) in started {
         match rx.await {
             Ok(Ok(_)) => {}

@@ -87,6 +87,21 @@ error_codes! {
     InvalidAgentTimeout = "invalid_agent_timeout",
     InvalidAgentView = "invalid_agent_view",
     UnsupportedAgentKind = "unsupported_agent_kind",
+    /// `worktree.*`: the path or workspace is not inside a Git work tree.
+    NotGitWorktree = "not_git_worktree",
+    /// `worktree.create`/`open` from a linked checkout: they start from the repository's main one.
+    LinkedWorktreeSource = "linked_worktree_source",
+    WorktreeListFailed = "worktree_list_failed",
+    WorktreeNotFound = "worktree_not_found",
+    AmbiguousWorktreeBranch = "ambiguous_worktree_branch",
+    WorktreeCreateFailed = "worktree_create_failed",
+    WorktreeOpenFailed = "worktree_open_failed",
+    /// `worktree.remove` on a workspace that is not a linked checkout.
+    NotLinkedWorktree = "not_linked_worktree",
+    /// `worktree.remove` without `force` on a checkout with changes.
+    DirtyWorktreeRequiresForce = "dirty_worktree_requires_force",
+    WorktreeRemoveFailed = "worktree_remove_failed",
+    WorktreeOperationInProgress = "worktree_operation_in_progress",
 }
 
 impl fmt::Display for ErrorCode {

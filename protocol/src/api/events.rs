@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::records::{AgentStatus, PaneInfo, PaneLayoutSnapshot, TabInfo, WorkspaceInfo};
+use super::records::{AgentStatus, PaneInfo, PaneLayoutSnapshot, TabInfo, WorkspaceInfo, WorktreeInfo};
 
 fn is_false(b: &bool) -> bool {
     !*b
@@ -44,6 +44,23 @@ pub enum Event {
     },
     WorkspaceFocused {
         workspace_id: String,
+    },
+    WorktreeCreated {
+        workspace: Box<WorkspaceInfo>,
+        worktree: Box<WorktreeInfo>,
+    },
+    WorktreeOpened {
+        workspace: Box<WorkspaceInfo>,
+        worktree: Box<WorktreeInfo>,
+        already_open: bool,
+    },
+    WorktreeRemoved {
+        workspace_id: String,
+        /// The workspace as it was just before closing.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        workspace: Option<Box<WorkspaceInfo>>,
+        worktree: Box<WorktreeInfo>,
+        forced: bool,
     },
     TabCreated {
         tab: Box<TabInfo>,
@@ -138,6 +155,9 @@ impl Event {
             Event::WorkspaceMoved { .. } => "workspace_moved",
             Event::WorkspaceReordered { .. } => "workspace_reordered",
             Event::WorkspaceFocused { .. } => "workspace_focused",
+            Event::WorktreeCreated { .. } => "worktree_created",
+            Event::WorktreeOpened { .. } => "worktree_opened",
+            Event::WorktreeRemoved { .. } => "worktree_removed",
             Event::TabCreated { .. } => "tab_created",
             Event::TabClosed { .. } => "tab_closed",
             Event::TabRenamed { .. } => "tab_renamed",
@@ -166,6 +186,9 @@ impl Event {
             Event::WorkspaceMoved { .. } => "workspace.moved",
             Event::WorkspaceReordered { .. } => "workspace.reordered",
             Event::WorkspaceFocused { .. } => "workspace.focused",
+            Event::WorktreeCreated { .. } => "worktree.created",
+            Event::WorktreeOpened { .. } => "worktree.opened",
+            Event::WorktreeRemoved { .. } => "worktree.removed",
             Event::TabCreated { .. } => "tab.created",
             Event::TabClosed { .. } => "tab.closed",
             Event::TabRenamed { .. } => "tab.renamed",

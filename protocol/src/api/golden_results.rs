@@ -59,6 +59,10 @@ fn result_type(result: &ApiResult) -> &'static str {
         ApiResult::IntegrationList { .. } => "integration_list",
         ApiResult::IntegrationInstall { .. } => "integration_install",
         ApiResult::IntegrationUninstall { .. } => "integration_uninstall",
+        ApiResult::WorktreeList { .. } => "worktree_list",
+        ApiResult::WorktreeCreated { .. } => "worktree_created",
+        ApiResult::WorktreeOpened { .. } => "worktree_opened",
+        ApiResult::WorktreeRemoved { .. } => "worktree_removed",
     }
 }
 
@@ -105,6 +109,10 @@ const TYPES: &[&str] = &[
     "integration_list",
     "integration_install",
     "integration_uninstall",
+    "worktree_list",
+    "worktree_created",
+    "worktree_opened",
+    "worktree_removed",
 ];
 
 #[test]

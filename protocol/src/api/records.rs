@@ -66,6 +66,36 @@ pub struct WorkspaceWorktreeInfo {
     pub is_linked_worktree: bool,
 }
 
+/// A git checkout of a repository (`worktree.list`, `worktree.*` results and events); not the
+/// workspace's own [`WorkspaceWorktreeInfo`] despite the name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorktreeInfo {
+    pub path: String,
+    /// The branch checked out (without `refs/heads/`); absent when detached or bare.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    pub is_bare: bool,
+    pub is_detached: bool,
+    pub is_prunable: bool,
+    pub is_linked_worktree: bool,
+    /// The workspace that has this checkout open, if one does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_workspace_id: Option<String>,
+    /// The repository's name.
+    pub label: String,
+}
+
+/// The repository `worktree.list` answers for, and its main checkout.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorktreeSourceInfo {
+    pub repo_key: String,
+    pub repo_name: String,
+    pub repo_root: String,
+    pub source_checkout_path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_workspace_id: Option<String>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkspaceInfo {
     pub workspace_id: String,

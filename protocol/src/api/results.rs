@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::records::{
     AgentInfo, AgentManifestInfo, LayoutDescription, PaneDirection, PaneInfo, PaneLayoutSnapshot,
-    PaneProcessInfo, PaneReadResult, SessionSnapshot, TabInfo, WorkspaceInfo,
+    PaneProcessInfo, PaneReadResult, SessionSnapshot, TabInfo, WorkspaceInfo, WorktreeInfo,
+    WorktreeSourceInfo,
 };
 
 /// `pong.capabilities`.
@@ -349,6 +350,32 @@ pub enum ApiResult {
     ConfigReload {
         status: ConfigReloadStatus,
         diagnostics: Vec<String>,
+    },
+    /// `worktree.list`: the repository and every checkout `git worktree list` names.
+    WorktreeList {
+        source: Box<WorktreeSourceInfo>,
+        worktrees: Vec<WorktreeInfo>,
+    },
+    /// `worktree.create`: the new checkout and the workspace opened on it.
+    WorktreeCreated {
+        workspace: Box<WorkspaceInfo>,
+        tab: Box<TabInfo>,
+        root_pane: Box<PaneInfo>,
+        worktree: Box<WorktreeInfo>,
+    },
+    /// `worktree.open`: the workspace of an existing checkout (`already_open`: it had one).
+    WorktreeOpened {
+        workspace: Box<WorkspaceInfo>,
+        tab: Box<TabInfo>,
+        root_pane: Box<PaneInfo>,
+        worktree: Box<WorktreeInfo>,
+        already_open: bool,
+    },
+    /// `worktree.remove`: the checkout is gone (its branch is kept) and its workspace closed.
+    WorktreeRemoved {
+        workspace_id: String,
+        path: String,
+        forced: bool,
     },
     IntegrationList {
         integrations: Vec<super::IntegrationInfo>,

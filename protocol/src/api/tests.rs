@@ -328,6 +328,19 @@ fn all_results() -> Vec<ApiResult> {
     ]
 }
 
+fn worktree() -> WorktreeInfo {
+    WorktreeInfo {
+        path: "/home/me/.herdr/worktrees/api/fix-login".into(),
+        branch: Some("fix/login".into()),
+        is_bare: false,
+        is_detached: false,
+        is_prunable: false,
+        is_linked_worktree: true,
+        open_workspace_id: Some("w2".into()),
+        label: "api".into(),
+    }
+}
+
 fn all_events() -> Vec<Event> {
     vec![
         Event::WorkspaceCreated { workspace: Box::new(workspace()) },
@@ -341,6 +354,18 @@ fn all_events() -> Vec<Event> {
             workspaces: vec![workspace()],
         },
         Event::WorkspaceFocused { workspace_id: "w1".into() },
+        Event::WorktreeCreated { workspace: Box::new(workspace()), worktree: Box::new(worktree()) },
+        Event::WorktreeOpened {
+            workspace: Box::new(workspace()),
+            worktree: Box::new(worktree()),
+            already_open: true,
+        },
+        Event::WorktreeRemoved {
+            workspace_id: "w2".into(),
+            workspace: Some(Box::new(workspace())),
+            worktree: Box::new(worktree()),
+            forced: true,
+        },
         Event::TabCreated { tab: Box::new(tab()) },
         Event::TabClosed { tab_id: "w1:t2".into(), workspace_id: "w1".into() },
         Event::TabRenamed { tab_id: "w1:t1".into(), workspace_id: "w1".into(), label: "logs".into() },

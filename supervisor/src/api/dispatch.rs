@@ -5,12 +5,12 @@
 
 use herdr_protocol::api::requests::{
     AgentRequest, ClientRequest, EventsRequest, IntegrationRequest, LayoutRequest, PaneRequest,
-    ServerRequest, SessionRequest, WorkspaceRequest,
+    ServerRequest, SessionRequest, WorkspaceRequest, WorktreeRequest,
 };
 use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, Request};
 
 use super::envelope::Failure;
-use super::{agents, events, hooks, integrations, panes, server_methods, ui_methods};
+use super::{agents, events, hooks, integrations, panes, server_methods, ui_methods, worktrees};
 use crate::state::Shared;
 
 /// Methods that may hold the connection open for a long time; they are abandoned when the
@@ -117,8 +117,13 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             | WorkspaceRequest::MoveBlock(_)
             | WorkspaceRequest::Close(_)) => session(shared, Request::Workspace(request)).await,
         },
-        request @ (Request::Worktree(_)
-        | Request::Plugin(_)
+        Request::Worktree(request) => match request {
+            WorktreeRequest::List(p) => worktrees::list(shared, p).await,
+            WorktreeRequest::Create(p) => worktrees::create(shared, p).await,
+            WorktreeRequest::Open(p) => worktrees::open(shared, p).await,
+            WorktreeRequest::Remove(p) => worktrees::remove(shared, p).await,
+        },
+        request @ (Request::Plugin(_)
         | Request::Client(
             ClientRequest::ProductAnnouncementDismiss(_)
             | ClientRequest::ReleaseNotesDismiss(_)

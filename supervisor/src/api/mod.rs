@@ -11,6 +11,7 @@ mod panes;
 mod server_methods;
 pub mod transport;
 mod ui_methods;
+mod worktrees;
 
 #[cfg(test)]
 mod tests;

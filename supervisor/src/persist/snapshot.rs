@@ -47,8 +47,8 @@ pub struct WorkspaceSnapshot {
     /// Empty when the workspace never had a cwd.
     #[serde(default)]
     pub identity_cwd: String,
-    /// Upstream's git worktree grouping. This herdr has no worktree spaces; the value is kept as
-    /// read so a round trip through this herdr does not lose it.
+    /// The git checkout the workspace is open on (`{key, label, repo_root, checkout_path,
+    /// is_linked_worktree}`, upstream's form); the session model reads and writes it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worktree_space: Option<Value>,
     /// Raw pane id → public pane number (`w1:p<number>`).

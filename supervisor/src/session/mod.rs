@@ -32,6 +32,7 @@ mod resolve;
 mod tabs;
 mod tree;
 mod workspaces;
+mod worktrees;
 
 #[cfg(test)]
 mod tests;
@@ -53,6 +54,7 @@ use herdr_protocol::ipc::WorkerRequest;
 pub use agents::agent_not_found;
 pub use model::{Session, valid_uid};
 pub use persist::RECOVERED_WORKSPACE;
+pub use worktrees::{OpenedWorkspace, WorkspaceProbe, WorktreeSpace};
 
 /// The internal, immutable identity of a pane: it never changes, even when a move gives the pane
 /// a new public id. The supervisor keys its worker registry on it.

@@ -60,8 +60,8 @@ pub(super) struct Workspace {
     pub active_tab: u64,
     pub next_tab: u64,
     pub next_pane: u64,
-    /// Upstream's worktree grouping, kept as read from `session.json` and written back.
-    pub worktree_space: Option<serde_json::Value>,
+    /// The git checkout this workspace is open on, in its repository (`worktree.*`, saved).
+    pub worktree_space: Option<super::worktrees::WorktreeSpace>,
 }
 
 impl Workspace {

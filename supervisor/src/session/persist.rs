@@ -15,7 +15,7 @@
 //! - Restoring publishes no events (nobody can be subscribed before the session exists); the
 //!   spawns are the whole outcome. A recovered pane does publish its creation events.
 //! - What `session.json` holds that the model has no use for (sidebar sizes, collapsed worktree
-//!   spaces, unknown fields, worktree memberships) is carried and written back, so a round trip
+//!   spaces, unknown fields) is carried and written back, so a round trip
 //!   through this herdr does not cost an upstream user their settings.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -149,7 +149,7 @@ impl Session {
             id: Some(ws.id()),
             custom_name: ws.label.clone(),
             identity_cwd: ws.identity_cwd.clone().unwrap_or_default(),
-            worktree_space: ws.worktree_space.clone(),
+            worktree_space: ws.worktree_space.as_ref().map(super::worktrees::WorktreeSpace::to_saved),
             public_pane_numbers,
             next_public_pane_number: ws.next_pane,
             public_tab_numbers: ws.tabs.iter().map(|t| t.number).collect(),
@@ -262,7 +262,7 @@ impl Session {
         restored.number = number;
         // Allocating panes fills a missing identity cwd; the saved one (or none) is the truth.
         restored.identity_cwd = identity_cwd;
-        restored.worktree_space = ws.worktree_space;
+        restored.worktree_space = ws.worktree_space.and_then(super::worktrees::WorktreeSpace::from_saved);
         restored.tabs = tabs;
         restored.active_tab = active_tab;
         restored.next_tab = next_tab;

@@ -51,7 +51,7 @@ impl Session {
             active_tab_id: self.tab_public_id(wi, ws.active_tab_index()),
             agent_status: self.status_of(keys),
             tokens: Default::default(),
-            worktree: None,
+            worktree: ws.worktree_space.as_ref().map(super::worktrees::WorktreeSpace::info),
         }
     }
 

@@ -92,7 +92,10 @@ impl Git {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        self.command(dir).args(args).output().map_err(GitError::Spawn)
+        let mut command = self.command(dir);
+        command.args(args);
+        // The supervisor reaps every child; git's exit status must reach us, not the reaper.
+        crate::reaper::own_child(|| command.output()).map_err(GitError::Spawn)
     }
 
     /// Runs and returns trimmed stdout, or git's message as [`GitError::Refused`].
@@ -228,7 +231,8 @@ fn is_dirty_refusal(message: &str) -> bool {
     message.contains("contains modified or untracked files")
 }
 
-fn canonical(path: &Path) -> PathBuf {
+/// `path` with symlinks resolved, or as given when it does not exist.
+pub fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
 }
 

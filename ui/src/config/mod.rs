@@ -71,7 +71,13 @@ pub struct Config {
     /// `[session] resume_agents_on_restore`: restored agent panes start their agent's own resume
     /// command (default true).
     pub resume_agents_on_restore: bool,
+    /// `[worktrees] directory`: where `worktree.create` puts a checkout without a `path`
+    /// (`<directory>/<repo>/<branch slug>`), as written (`~` is expanded where it is used).
+    pub worktrees_directory: String,
 }
+
+/// Upstream's default `[worktrees] directory`.
+pub const DEFAULT_WORKTREES_DIRECTORY: &str = "~/.herdr/worktrees";
 
 impl Default for Config {
     fn default() -> Self {
@@ -127,6 +133,9 @@ pub fn parse(text: &str, file: &str) -> (Config, Vec<Diagnostic>) {
     let experimental = r.table(&table, "", "experimental").unwrap_or(&empty);
     let pane_history = r.bool(experimental, "experimental", "pane_history", false);
     let resume_agents_on_restore = r.bool(session, "session", "resume_agents_on_restore", true);
+    let worktrees = r.table(&table, "", "worktrees").unwrap_or(&empty);
+    r.check_keys(worktrees, "worktrees", &["directory"]);
+    let worktrees_directory = r.string(worktrees, "worktrees", "directory", DEFAULT_WORKTREES_DIRECTORY);
     let config = Config {
         ui,
         keys,
@@ -136,6 +145,7 @@ pub fn parse(text: &str, file: &str) -> (Config, Vec<Diagnostic>) {
         worker_orphan_timeout_secs,
         pane_history,
         resume_agents_on_restore,
+        worktrees_directory,
     };
     (config, diagnostics)
 }

@@ -230,3 +230,14 @@ fn session_settings_default_to_resuming_agents_and_can_turn_it_off() {
     assert!(config.resume_agents_on_restore, "a wrong type falls back to the default");
     assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
 }
+
+#[test]
+fn the_worktrees_directory_defaults_to_upstreams_and_is_read() {
+    assert_eq!(parse("", "c").0.worktrees_directory, "~/.herdr/worktrees");
+    let (config, diagnostics) = parse("[worktrees]\ndirectory = \"/srv/wt\"\n", "c");
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(config.worktrees_directory, "/srv/wt");
+    let (config, diagnostics) = parse("[worktrees]\ndirectory = 3\nother = 1\n", "c");
+    assert_eq!(config.worktrees_directory, "~/.herdr/worktrees");
+    assert_eq!(keys_of(&diagnostics), ["worktrees.other", "worktrees.directory"]);
+}
