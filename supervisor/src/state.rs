@@ -42,6 +42,8 @@ pub struct Shared {
     pub resumes: PendingResumes,
     /// Live handoff: whether one is under way, and what it passes.
     pub handoff: crate::handoff::Handoff,
+    /// Removes metadata tokens whose ttl ran out.
+    pub metadata_expiry: crate::metadata::expiry::ExpiryTimer,
     next_request: AtomicU64,
     shutdown: watch::Sender<bool>,
     me: Weak<Shared>,
@@ -95,6 +97,7 @@ impl Shared {
             screens: Screens::default(),
             resumes: PendingResumes::default(),
             handoff: crate::handoff::Handoff::default(),
+            metadata_expiry: Default::default(),
             next_request: AtomicU64::new(1),
             shutdown: watch::channel(false).0,
             me: me.clone(),

@@ -87,6 +87,12 @@ error_codes! {
     InvalidAgentTimeout = "invalid_agent_timeout",
     InvalidAgentView = "invalid_agent_view",
     UnsupportedAgentKind = "unsupported_agent_kind",
+    InvalidMetadataRequest = "invalid_metadata_request",
+    InvalidMetadataSource = "invalid_metadata_source",
+    InvalidMetadataTtl = "invalid_metadata_ttl",
+    InvalidMetadataToken = "invalid_metadata_token",
+    MetadataTokenLimit = "metadata_token_limit",
+    MetadataSequenceSourceLimit = "metadata_sequence_source_limit",
 }
 
 impl fmt::Display for ErrorCode {
