@@ -60,6 +60,8 @@ pub struct Shared {
     pub resumes: PendingResumes,
     /// Live handoff: whether one is under way, and what it passes.
     pub handoff: crate::handoff::Handoff,
+    /// Removes metadata tokens whose ttl ran out.
+    pub metadata_expiry: crate::metadata::expiry::ExpiryTimer,
     next_request: AtomicU64,
     shutdown: watch::Sender<bool>,
     me: Weak<Shared>,
@@ -115,6 +117,7 @@ impl Shared {
             clients,
             resumes: PendingResumes::default(),
             handoff: crate::handoff::Handoff::default(),
+            metadata_expiry: Default::default(),
             next_request: AtomicU64::new(1),
             shutdown: watch::channel(false).0,
             me: me.clone(),

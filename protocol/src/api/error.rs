@@ -102,6 +102,12 @@ error_codes! {
     DirtyWorktreeRequiresForce = "dirty_worktree_requires_force",
     WorktreeRemoveFailed = "worktree_remove_failed",
     WorktreeOperationInProgress = "worktree_operation_in_progress",
+    InvalidMetadataRequest = "invalid_metadata_request",
+    InvalidMetadataSource = "invalid_metadata_source",
+    InvalidMetadataTtl = "invalid_metadata_ttl",
+    InvalidMetadataToken = "invalid_metadata_token",
+    MetadataTokenLimit = "metadata_token_limit",
+    MetadataSequenceSourceLimit = "metadata_sequence_source_limit",
 }
 
 impl fmt::Display for ErrorCode {

@@ -21,6 +21,10 @@ pub enum Event {
     WorkspaceUpdated {
         workspace: Box<WorkspaceInfo>,
     },
+    /// A workspace's tokens changed (`workspace.report_metadata`, or a token's ttl ran out).
+    WorkspaceMetadataUpdated {
+        workspace: Box<WorkspaceInfo>,
+    },
     WorkspaceClosed {
         workspace_id: String,
         /// The workspace as it was just before closing.
@@ -150,6 +154,7 @@ impl Event {
         match self {
             Event::WorkspaceCreated { .. } => "workspace_created",
             Event::WorkspaceUpdated { .. } => "workspace_updated",
+            Event::WorkspaceMetadataUpdated { .. } => "workspace_metadata_updated",
             Event::WorkspaceClosed { .. } => "workspace_closed",
             Event::WorkspaceRenamed { .. } => "workspace_renamed",
             Event::WorkspaceMoved { .. } => "workspace_moved",
@@ -181,6 +186,7 @@ impl Event {
         match self {
             Event::WorkspaceCreated { .. } => "workspace.created",
             Event::WorkspaceUpdated { .. } => "workspace.updated",
+            Event::WorkspaceMetadataUpdated { .. } => "workspace.metadata_updated",
             Event::WorkspaceClosed { .. } => "workspace.closed",
             Event::WorkspaceRenamed { .. } => "workspace.renamed",
             Event::WorkspaceMoved { .. } => "workspace.moved",

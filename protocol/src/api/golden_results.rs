@@ -51,7 +51,7 @@ fn result_type(result: &ApiResult) -> &'static str {
         ApiResult::PaneFocusDirection { .. } => "pane_focus_direction",
         ApiResult::PaneResize { .. } => "pane_resize",
         ApiResult::PaneRead { .. } => "pane_read",
-        ApiResult::SubscriptionStarted => "subscription_started",
+        ApiResult::SubscriptionStarted { .. } => "subscription_started",
         ApiResult::WaitMatched { .. } => "wait_matched",
         ApiResult::OutputMatched { .. } => "output_matched",
         ApiResult::NotificationShow { .. } => "notification_show",

@@ -329,7 +329,22 @@ pub enum ApiResult {
     PaneRead {
         read: Box<PaneReadResult>,
     },
-    SubscriptionStarted,
+    /// The ack of `events.subscribe`. Every field is an extension (resumable events) that
+    /// protocol 22 clients ignore.
+    SubscriptionStarted {
+        /// This supervisor run's id: sequence numbers restart with every run.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        epoch: Option<String>,
+        /// The sequence number the stream continues after (replayed events, then live ones).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+        /// With `after_seq`: events after it were lost (out of the ring, or another epoch).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        truncated: bool,
+        /// With `truncated`: the oldest event still held, where the replay starts.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        first_available_seq: Option<u64>,
+    },
     /// `event` is an event envelope as built by [`super::Event::to_wire`].
     WaitMatched {
         event: serde_json::Value,

@@ -306,7 +306,18 @@ fn all_results() -> Vec<ApiResult> {
             }),
         },
         ApiResult::PaneRead { read: Box::new(read()) },
-        ApiResult::SubscriptionStarted,
+        ApiResult::SubscriptionStarted {
+            epoch: None,
+            seq: None,
+            truncated: false,
+            first_available_seq: None,
+        },
+        ApiResult::SubscriptionStarted {
+            epoch: Some("0123456789abcdef".into()),
+            seq: Some(42),
+            truncated: true,
+            first_available_seq: Some(7),
+        },
         ApiResult::WaitMatched {
             event: Event::PaneAgentStatusChanged {
                 pane_id: "w1:p1".into(),

@@ -10,7 +10,7 @@ use herdr_protocol::api::requests::{
 use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, Request};
 
 use super::envelope::Failure;
-use super::{agents, events, hooks, integrations, panes, server_methods, ui_methods, worktrees};
+use super::{agents, events, hooks, integrations, metadata, panes, server_methods, ui_methods, worktrees};
 use crate::state::Shared;
 
 /// Methods that may hold the connection open for a long time; they are abandoned when the
@@ -74,8 +74,8 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             | PaneRequest::LinkActivate(_)
             | PaneRequest::GraphicsSet(_)
             | PaneRequest::GraphicsClear(_)
-            | PaneRequest::GraphicsInfo(_)
-            | PaneRequest::ReportMetadata(_)) => not_implemented(&Request::Pane(request)),
+            | PaneRequest::GraphicsInfo(_)) => not_implemented(&Request::Pane(request)),
+            PaneRequest::ReportMetadata(p) => metadata::report_pane(shared, p).await,
         },
         Request::Events(EventsRequest::Wait(p)) => events::wait(shared, p).await,
         // Streams are served by the transport before dispatch (`events::subscribe`).
@@ -107,7 +107,7 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
         )
         | Request::Tab(_)) => session(shared, request).await,
         Request::Workspace(request) => match request {
-            request @ WorkspaceRequest::ReportMetadata(_) => not_implemented(&Request::Workspace(request)),
+            WorkspaceRequest::ReportMetadata(p) => metadata::report_workspace(shared, p).await,
             request @ (WorkspaceRequest::Create(_)
             | WorkspaceRequest::List(_)
             | WorkspaceRequest::Get(_)

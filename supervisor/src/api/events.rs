@@ -70,20 +70,28 @@ impl ScrollWatch {
 }
 
 impl Filter {
-    fn line_for(&self, event: &Event) -> Option<Value> {
-        if let Event::PaneAgentStatusChanged { pane_id, agent_status, .. } = event {
+    /// The stream line of hub event `seq`, if the subscription wants it: the reference's shape
+    /// plus the extension field `seq`.
+    fn line_for(&self, seq: u64, event: &Event) -> Option<Value> {
+        let mut line = if let Event::PaneAgentStatusChanged { pane_id, agent_status, .. } = event {
             let wanted = self
                 .statuses
                 .iter()
                 .any(|w| &w.pane_id == pane_id && w.status.is_none_or(|s| s == *agent_status));
-            return if wanted { event.to_subscription_wire() } else { None };
+            if wanted { event.to_subscription_wire() } else { None }
+        } else {
+            self.lifecycle.contains(event.subscription_type()).then(|| event.to_wire())
+        }?;
+        if let Value::Object(map) = &mut line {
+            map.insert("seq".into(), Value::from(seq));
         }
-        self.lifecycle.contains(event.subscription_type()).then(|| event.to_wire())
+        Some(line)
     }
 }
 
 /// Sorts the subscriptions by kind (their params were checked when the request parsed).
 fn filter_of(p: EventsSubscribeParams) -> Filter {
+    // `after_seq` / `epoch` are read by `subscribe` before the subscriptions are sorted.
     let mut filter = Filter::default();
     for (index, subscription) in p.subscriptions.into_iter().enumerate() {
         match subscription {
@@ -119,6 +127,7 @@ pub async fn subscribe(
     mut reader: OwnedReadHalf,
     mut writer: OwnedWriteHalf,
 ) {
+    let resume = p.after_seq.map(|after| (after, p.epoch.clone()));
     let mut filter = filter_of(p);
     // Probe every watched pane first: canonical ids, and an immediate event for a status that
     // already holds.
@@ -174,9 +183,11 @@ pub async fn subscribe(
         }
     }
     drop(matched_tx);
-    let mut cursor = shared.hub.cursor();
-    let ack = envelope::success_line(id, &ApiResult::SubscriptionStarted);
-    if write_line(&mut writer, &ack).await.is_err() {
+    // Watch before reading the cursor: an event published in between is then both in the
+    // replay below and a wake, never neither.
+    let mut changes = shared.hub.watch();
+    let (mut cursor, ack) = start(&shared.hub, resume);
+    if write_line(&mut writer, &envelope::success_line(id, &ack)).await.is_err() {
         return;
     }
     for line in immediate {
@@ -184,7 +195,9 @@ pub async fn subscribe(
             return;
         }
     }
-    let mut changes = shared.hub.watch();
+    if send_since(shared, &filter, &mut cursor, &mut writer).await.is_err() {
+        return;
+    }
     let mut screens = shared.screens().watch();
     let mut stop = shared.shutdown_signal();
     let mut swapping = shared.handoff.swapping();
@@ -216,20 +229,63 @@ pub async fn subscribe(
             }
             continue;
         }
-        let batch = shared.hub.since(cursor);
-        if batch.lost {
-            log::warn!("subscriber fell behind the event ring; some events were dropped");
-        }
-        for (seq, event) in batch.events {
-            cursor = seq;
-            if let Some(line) = filter.line_for(&event)
-                && write_line(&mut writer, &line.to_string()).await.is_err()
-            {
-                // A subscriber that does not keep up within the write timeout is dropped.
-                return;
-            }
+        if send_since(shared, &filter, &mut cursor, &mut writer).await.is_err() {
+            // A subscriber that does not keep up within the write timeout is dropped.
+            return;
         }
     }
+}
+
+/// Where the stream starts and its ack: after the newest event, or (resuming) after
+/// `after_seq` when the ring still holds what follows it.
+fn start(hub: &Hub, resume: Option<(u64, Option<String>)>) -> (u64, ApiResult) {
+    let epoch = Some(hub.epoch().to_owned());
+    match resume {
+        None => {
+            let seq = hub.cursor();
+            (
+                seq,
+                ApiResult::SubscriptionStarted {
+                    epoch,
+                    seq: Some(seq),
+                    truncated: false,
+                    first_available_seq: None,
+                },
+            )
+        }
+        Some((after_seq, wanted_epoch)) => {
+            let at = hub.resume(after_seq, wanted_epoch.as_deref());
+            let first_available_seq = at.truncated.then_some(at.first_available_seq);
+            let ack = ApiResult::SubscriptionStarted {
+                epoch,
+                seq: Some(at.cursor),
+                truncated: at.truncated,
+                first_available_seq,
+            };
+            (at.cursor, ack)
+        }
+    }
+}
+
+/// Writes every wanted hub event after `cursor`, advancing it.
+async fn send_since(
+    shared: &Shared,
+    filter: &Filter,
+    cursor: &mut u64,
+    writer: &mut OwnedWriteHalf,
+) -> std::io::Result<()> {
+    let batch = shared.hub.since(*cursor);
+    if batch.lost {
+        // The lines' `seq` shows the client the gap.
+        log::warn!("subscriber fell behind the event ring; some events were dropped");
+    }
+    for (seq, event) in batch.events {
+        *cursor = seq;
+        if let Some(line) = filter.line_for(seq, &event) {
+            write_line(writer, &line.to_string()).await?;
+        }
+    }
+    Ok(())
 }
 
 /// What woke a subscription stream.

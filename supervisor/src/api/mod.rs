@@ -7,6 +7,7 @@ pub mod envelope;
 mod events;
 mod hooks;
 mod integrations;
+mod metadata;
 mod panes;
 mod server_methods;
 pub mod transport;

@@ -71,7 +71,7 @@ fn git_for(trust_repository: Option<bool>) -> Git {
 /// `[worktrees] directory`, `~` expanded.
 fn worktrees_directory(shared: &Shared) -> PathBuf {
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    git::expand_tilde(&shared.screens.config().worktrees_directory, home.as_deref())
+    git::expand_tilde(&shared.screens().config().worktrees_directory, home.as_deref())
 }
 
 fn code_of(code: ErrorCode) -> impl Fn(GitError) -> ApiError {

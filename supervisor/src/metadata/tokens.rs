@@ -29,6 +29,9 @@ pub const MAX_SEQUENCE_SOURCES: usize = 32;
 /// Why a report is refused; [`MetadataError::code`] is the wire code.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MetadataError {
+    /// A report that contradicts itself (sets and clears one field) or asks for nothing.
+    #[error("{0}")]
+    InvalidRequest(String),
     #[error("metadata source must be 1 to {MAX_SOURCE_CHARS} characters of A-Z a-z 0-9 : . _ -")]
     InvalidSource,
     #[error("ttl_ms must be between 1 and {MAX_TTL_MS}")]
@@ -44,6 +47,7 @@ pub enum MetadataError {
 impl MetadataError {
     pub fn code(&self) -> &'static str {
         match self {
+            MetadataError::InvalidRequest(_) => "invalid_metadata_request",
             MetadataError::InvalidSource => "invalid_metadata_source",
             MetadataError::InvalidTtl => "invalid_metadata_ttl",
             MetadataError::InvalidToken(_) => "invalid_metadata_token",

@@ -22,6 +22,7 @@ mod agents;
 mod ids;
 mod layout_apply;
 mod layout_ops;
+mod metadata;
 mod model;
 mod moves;
 mod panes;
@@ -52,6 +53,7 @@ use herdr_protocol::api::{ApiError, ApiResult, Event, Request};
 use herdr_protocol::ipc::WorkerRequest;
 
 pub use agents::agent_not_found;
+pub use metadata::{ReportError, WorkspaceReport};
 pub use model::{Session, valid_uid};
 pub use persist::RECOVERED_WORKSPACE;
 pub use worktrees::{OpenedWorkspace, WorkspaceProbe, WorktreeSpace};

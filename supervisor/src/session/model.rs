@@ -11,6 +11,7 @@ use super::PaneKey;
 use super::ids;
 use super::tree::{Node, Rect, Removal};
 use crate::agents::PaneAgent;
+use crate::metadata::{Ledger, PaneMetadata};
 
 #[derive(Debug, Clone)]
 pub(super) struct Pane {
@@ -38,6 +39,8 @@ pub(super) struct Pane {
     /// Agent detection, hook authority, name and launch; `agent`/`agent_status` above are its
     /// last published view.
     pub agent_state: PaneAgent,
+    /// Reported display metadata (title, display agent, state labels, tokens); never saved.
+    pub metadata: PaneMetadata,
 }
 
 #[derive(Debug, Clone)]
@@ -62,6 +65,8 @@ pub(super) struct Workspace {
     pub next_pane: u64,
     /// The git checkout this workspace is open on, in its repository (`worktree.*`, saved).
     pub worktree_space: Option<super::worktrees::WorktreeSpace>,
+    /// Reported tokens (`workspace.report_metadata`); never saved.
+    pub tokens: Ledger,
 }
 
 impl Workspace {
@@ -282,6 +287,7 @@ impl Session {
                 argv,
                 revision: 0,
                 agent_state: PaneAgent::default(),
+                metadata: PaneMetadata::default(),
             },
         );
         key
@@ -317,6 +323,7 @@ impl Session {
             next_tab: 1,
             next_pane: 1,
             worktree_space: None,
+            tokens: Ledger::default(),
         });
         self.workspaces.len() - 1
     }

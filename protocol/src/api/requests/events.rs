@@ -164,6 +164,14 @@ impl Serialize for Subscription {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EventsSubscribeParams {
     pub subscriptions: Vec<Subscription>,
+    /// Extension (resumable events, not in protocol 22): replay the matching events after this
+    /// hub sequence number (the `seq` of the last event line seen) before going live.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_seq: Option<u64>,
+    /// Extension: the `epoch` of the subscribe ack that `after_seq` came from; another epoch (a
+    /// restarted or handed-over supervisor) is answered as truncated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epoch: Option<String>,
 }
 
 /// `EventMatch`: the event `events.wait` waits for, by the event's name.
