@@ -12,6 +12,7 @@
 #   systemd       a private `systemd --user`, systemctl and systemd-analyze for the service suite
 #   util-linux    unshare: that manager's private mount namespace
 #   openssh-server  sshd (and ssh, ssh-keygen) for the `herdr --remote` suite's loopback host
+#   zsh, fish     syntax checks of `herdr completion zsh|fish` (cli_surface suite)
 set -euo pipefail
 
 missing=()
@@ -32,6 +33,8 @@ need_cmd systemd-analyze systemd
 need_cmd unshare util-linux
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 need_cmd ssh-keygen openssh-client
+need_cmd zsh zsh
+need_cmd fish fish
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 if command -v dpkg-query >/dev/null 2>&1; then
   need_pkg libssl-dev
