@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasher, RandomState};
 
+use herdr_protocol::api::requests::RightClickTarget;
 use herdr_protocol::api::{AgentStatus, SplitDirection};
 
 use super::PaneKey;
@@ -38,6 +39,9 @@ pub(super) struct Pane {
     /// Agent detection, hook authority, name and launch; `agent`/`agent_status` above are its
     /// last published view.
     pub agent_state: PaneAgent,
+    /// Who handles right clicks in the pane (`pane.split` / `pane.input.set`): herdr's menu, or
+    /// the program (as a mouse report).
+    pub right_click: RightClickTarget,
 }
 
 #[derive(Debug, Clone)]
@@ -282,6 +286,7 @@ impl Session {
                 argv,
                 revision: 0,
                 agent_state: PaneAgent::default(),
+                right_click: RightClickTarget::default(),
             },
         );
         key
