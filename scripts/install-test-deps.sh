@@ -13,6 +13,7 @@
 #   util-linux    unshare: that manager's private mount namespace
 #   openssh-server  sshd (and ssh, ssh-keygen) for the `herdr --remote` suite's loopback host
 #   iproute2      ip: the network namespaces of that suite's lossy link
+#   zsh, fish     syntax checks of `herdr completion zsh|fish` (cli_surface suite)
 set -euo pipefail
 
 missing=()
@@ -34,6 +35,8 @@ need_cmd unshare util-linux
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 need_cmd ssh-keygen openssh-client
 need_cmd ip iproute2
+need_cmd zsh zsh
+need_cmd fish fish
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 if command -v dpkg-query >/dev/null 2>&1; then
   need_pkg libssl-dev

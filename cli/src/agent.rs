@@ -2,6 +2,10 @@
 //! rendering of `agent explain`. (`agent attach` needs the client socket and comes with the
 //! terminal UI work.)
 
+pub mod legacy;
+#[cfg(test)]
+pub mod script;
+pub mod send;
 pub mod start;
 
 use clap::{ArgGroup, Args, Subcommand};
@@ -15,8 +19,10 @@ use crate::request::{ApiCall, ApiRequest, Reply, UsageError};
 pub enum AgentCommand {
     #[command(flatten)]
     Request(AgentRequest),
-    /// Start a supported interactive agent in an existing pane
+    /// Start a supported interactive agent in an existing pane, or (herdr 0.7 form) in a new one
     Start(start::StartArgs),
+    /// Write text into an agent's pane without submitting it (herdr 0.7)
+    Send(send::SendArgs),
 }
 
 /// The agent subcommands that are one request each.

@@ -9,8 +9,8 @@ use herdr_protocol::api as protocol;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::{
-    agent, api, integration, notification, pane, server, session, status, tab, terminal, update, workspace,
-    worktree,
+    agent, api, completion, config, integration, notification, pane, server, session, status, tab, terminal,
+    update, workspace, worktree,
 };
 
 /// terminal workspace manager for AI coding agents
@@ -20,6 +20,10 @@ pub struct Cli {
     /// Use or create a named persistent session (valid before or after the subcommand).
     #[arg(long, global = true, value_name = "NAME")]
     pub session: Option<String>,
+
+    /// Print the default config.toml and exit
+    #[arg(long = "default-config")]
+    pub default_config: bool,
 
     #[command(flatten)]
     pub remote: crate::remote::RemoteArgs,
@@ -67,6 +71,11 @@ pub enum Command {
     /// Install, remove or check agent integrations (local config edits)
     #[command(subcommand)]
     Integration(integration::IntegrationCommand),
+    /// Print a shell completion script (bash, zsh or fish)
+    Completion(completion::CompletionArgs),
+    /// Check config.toml, or reset its key bindings (local)
+    #[command(subcommand)]
+    Config(config::ConfigCommand),
     /// Hand running servers to this binary (`--handoff`); this build downloads nothing
     Update(update::UpdateArgs),
     /// The far end of `herdr --remote`: relays stdin/stdout to this host's client socket

@@ -11,6 +11,8 @@
 //!   [`integration`] — each turns its arguments into an [`request::ApiCall`] (pure) or runs a
 //!   local action;
 //! - [`call`]: ping + protocol guard + the single request; [`connect`]: the socket edge;
+//! - local commands: [`completion`] (scripts from the command table), [`config`] (`config check`,
+//!   `config reset-keys`, `--default-config`);
 //! - [`output`]: sorted-key printing and exit codes; [`target`]: which server to talk to.
 
 pub mod agent;
@@ -18,6 +20,8 @@ pub mod api;
 pub mod args;
 pub mod attach;
 pub mod call;
+pub mod completion;
+pub mod config;
 pub mod connect;
 pub mod integration;
 pub mod notification;
@@ -68,6 +72,7 @@ pub fn main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     let rendered = match cli.command {
+        _ if cli.default_config => Rendered::stdout(config::DEFAULT_CONFIG),
         _ if cli.remote.is_used() => {
             remote::run(&cli.remote, cli.command.is_some(), session.or(cli.session).as_deref())
         }
@@ -131,8 +136,16 @@ pub enum Plan {
         socket: std::path::PathBuf,
         token: String,
     },
-    /// `agent start`: a guarded conversation of several requests.
+    /// `agent start --kind K --pane ID`: a guarded conversation of several requests.
     AgentStart(agent::start::StartArgs),
+    /// `agent start NAME -- AGENT …` (0.7 form): the same, in a pane it makes first.
+    AgentStartNewPane(agent::start::StartArgs),
+    /// `agent send TARGET TEXT` (0.7): the target's pane, then its input.
+    AgentSend(agent::send::SendArgs),
+    /// `completion SHELL`: a script from the command table; no socket.
+    Completion(completion::Shell),
+    /// `config check|reset-keys`: local edits of config.toml.
+    Config(config::ConfigCommand),
     /// `herdr session …`: local, across sessions.
     Session(session::SessionCommand),
     /// `herdr integration …`: local edits of agents' config dirs.
@@ -178,7 +191,13 @@ pub fn plan(command: Command, caller: &Caller) -> Result<Plan, UsageError> {
         Command::Tab(cmd) => Plan::Call(tab::call(&cmd)?),
         Command::Pane(cmd) => Plan::Call(pane::call(&cmd, caller)?),
         Command::Agent(agent::AgentCommand::Request(cmd)) => Plan::Call(agent::call(&cmd)?),
-        Command::Agent(agent::AgentCommand::Start(args)) => Plan::AgentStart(args),
+        Command::Agent(agent::AgentCommand::Start(args)) => match agent::legacy::form(args)? {
+            agent::legacy::StartForm::Existing(args) => Plan::AgentStart(args),
+            agent::legacy::StartForm::NewPane(args) => Plan::AgentStartNewPane(args),
+        },
+        Command::Agent(agent::AgentCommand::Send(args)) => Plan::AgentSend(args),
+        Command::Completion(args) => Plan::Completion(args.shell),
+        Command::Config(cmd) => Plan::Config(cmd),
         Command::Notification(cmd) => Plan::Call(notification::call(&cmd)?),
         Command::Worktree(cmd) => Plan::Call(worktree::call(&cmd, caller)?),
         Command::Terminal(cmd) => Plan::Call(terminal::call(&cmd)?),
@@ -203,6 +222,10 @@ fn dispatch(command: Command, session: Option<&str>, caller: &Caller) -> Rendere
         Plan::Session(cmd) => Ok(session::run(&cmd, &env, NO_TUI_MESSAGE)),
         Plan::Integration(cmd) => Ok(integration::run(&cmd, &herdr_integrations::Env::from_process_env())),
         Plan::Update(args) => Ok(update::run(&args, session, &env)),
+        Plan::Completion(shell) => {
+            Ok(Rendered::stdout(completion::script(shell, &completion::Table::of_cli())))
+        }
+        Plan::Config(cmd) => Ok(config::run(&cmd, &env)),
         Plan::Call(call) => target().map(|t| call::run(&t, &call)),
         Plan::Status(args) => target().map(|t| status::run(&args, &t)),
         Plan::ServerForeground { no_session } => target().map(|t| server::run_foreground(&t, no_session)),
@@ -212,6 +235,10 @@ fn dispatch(command: Command, session: Option<&str>, caller: &Caller) -> Rendere
             target().map(|t| server::run_import(&t, no_session, &socket, &token))
         }
         Plan::AgentStart(args) => target().map(|t| agent::start::run_against(&t, &args)),
+        Plan::AgentStartNewPane(args) => {
+            target().map(|t| agent::legacy::run_against(&t, &args, caller.pane_id.as_deref()))
+        }
+        Plan::AgentSend(args) => target().map(|t| agent::send::run_against(&t, &args)),
         Plan::RemoteClientBridge => target().map(|t| remote::client_bridge(&t)),
     };
     result.unwrap_or_else(|refused| refused)

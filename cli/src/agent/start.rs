@@ -78,29 +78,47 @@ const SHELL_NAMES: [&str; 15] = [
     "cmd",
 ];
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(
-    override_usage = "herdr agent start <NAME> --kind <KIND> --pane <ID> [OPTIONS] [-- [AGENT_ARG]...]"
+    override_usage = "herdr agent start <NAME> --kind <KIND> --pane <ID> [OPTIONS] [-- [AGENT_ARG]...]\n       \
+                      herdr agent start <NAME> [--cwd P] [--workspace ID] [--tab ID] [--split right|down] \
+                      [--env K=V]... [--focus|--no-focus] -- <AGENT> [AGENT_ARG]..."
 )]
 #[command(
     after_help = "The pane must be at its interactive shell prompt. Success means the expected agent was \
-                        detected in the same terminal and is ready for input."
+                        detected in the same terminal and is ready for input. Without --kind and --pane (the \
+                        herdr 0.7 form), a new pane is split off (--tab's or --workspace's focused pane, else the \
+                        caller's or the focused one) and the agent named by the first word after `--` starts in it."
 )]
 pub struct StartArgs {
     #[arg(value_name = "NAME")]
     pub name: String,
     /// Supported agent kind and canonical executable
-    #[arg(long, value_name = "KIND", required = true, value_parser = AGENT_KINDS)]
-    pub kind: String,
+    #[arg(long, value_name = "KIND", value_parser = AGENT_KINDS, requires = "pane")]
+    pub kind: Option<String>,
     /// Existing pane at an interactive shell prompt
-    #[arg(long, value_name = "ID", required = true)]
-    pub pane: String,
+    #[arg(long, value_name = "ID", requires = "kind")]
+    pub pane: Option<String>,
     /// Wait for interactive readiness (default: 30000; max: 300000)
     #[arg(long, value_name = "MS")]
     pub timeout: Option<u64>,
-    /// Arguments for the agent, after `--`
+    #[command(flatten)]
+    pub placement: super::legacy::Placement,
+    /// Arguments for the agent, after `--` (the 0.7 form: the agent's executable, then its arguments)
     #[arg(value_name = "AGENT_ARG", last = true)]
     pub args: Vec<String>,
+}
+
+impl StartArgs {
+    /// `--kind` (set in every flow run: the 0.7 form fills it from the executable).
+    pub fn kind(&self) -> &str {
+        self.kind.as_deref().unwrap_or_default()
+    }
+
+    /// `--pane` (likewise filled with the new pane by the 0.7 form).
+    pub fn pane(&self) -> &str {
+        self.pane.as_deref().unwrap_or_default()
+    }
 }
 
 /// One request per call to a server, plus the clock the flow waits on.
@@ -188,8 +206,8 @@ pub fn start_request(args: &StartArgs) -> ApiRequest {
         ID,
         Request::Agent(AgentRequest::Start(AgentStartParams {
             name: args.name.clone(),
-            kind: args.kind.clone(),
-            pane_id: args.pane.as_str().into(),
+            kind: args.kind().to_owned(),
+            pane_id: args.pane().into(),
             // Always sent, `[]` included, as before.
             args: Some(args.args.clone()),
             timeout_ms: args.timeout,
@@ -202,7 +220,7 @@ pub fn start_request(args: &StartArgs) -> ApiRequest {
 pub fn run(args: &StartArgs, conv: &mut impl Conversation) -> Result<Value, StartFailure> {
     let timeout_ms = args.timeout.unwrap_or(DEFAULT_TIMEOUT_MS);
     let retryable = timeout_ms > SETTLE_DELAY_MS && timeout_ms <= MAX_TIMEOUT_MS;
-    let pinned = pane_terminal(conv, &args.pane)?;
+    let pinned = pane_terminal(conv, args.pane())?;
 
     let request = start_request(args);
     let mut retry_deadline = None;
@@ -217,8 +235,8 @@ pub fn run(args: &StartArgs, conv: &mut impl Conversation) -> Result<Value, Star
         }
         let deadline = *retry_deadline.get_or_insert_with(|| conv.now() + BUSY_RETRY_WINDOW);
         if conv.now() >= deadline
-            || pane_terminal(conv, &args.pane)? != pinned
-            || !shell_starting(conv, &args.pane)?
+            || pane_terminal(conv, args.pane())? != pinned
+            || !shell_starting(conv, args.pane())?
         {
             return Err(StartFailure::Envelope(reply));
         }
@@ -265,10 +283,10 @@ fn judge(agent: &Value, args: &StartArgs, terminal: &str) -> Poll {
     if agent["terminal_id"].as_str() != Some(terminal) {
         return Poll::Failed(name_lost(name));
     }
-    if let Some(actual) = agent["agent"].as_str().filter(|actual| *actual != args.kind) {
+    if let Some(actual) = agent["agent"].as_str().filter(|actual| *actual != args.kind()) {
         return Poll::Failed(cli_error(
             "agent_kind_mismatch",
-            format!("expected {}, detected {actual}", args.kind),
+            format!("expected {}, detected {actual}", args.kind()),
         ));
     }
     if agent["name"].as_str() != Some(name) {
@@ -281,7 +299,7 @@ fn judge(agent: &Value, args: &StartArgs, terminal: &str) -> Poll {
             format!("agent {name} is blocked during startup and is not ready for prompts"),
         )),
         // Codex reports no idle screen until first used; readiness is its signal.
-        Some("unknown") if args.kind == "codex" && ready => Poll::Ready(agent.clone()),
+        Some("unknown") if args.kind() == "codex" && ready => Poll::Ready(agent.clone()),
         Some("idle" | "done") if ready => Poll::Ready(agent.clone()),
         Some("idle" | "done") if !agent["launch_pending"].as_bool().unwrap_or(false) => {
             Poll::Failed(cli_error("agent_start_failed", "agent process exited before becoming interactive"))
@@ -308,7 +326,7 @@ fn wait_ready(
         }
         let mut reply = conv.send(&get(&args.name, ID))?;
         if is_error(&reply) {
-            reply = conv.send(&get(&args.pane, ID))?;
+            reply = conv.send(&get(args.pane(), ID))?;
         }
         if !is_error(&reply) {
             match judge(&reply["result"]["agent"], args, terminal) {

@@ -43,6 +43,8 @@ error_codes! {
     InternalError = "internal_error",
     /// One of protocol 22's methods that herdr does not do yet.
     NotImplemented = "not_implemented",
+    /// An experimental feature that is off (or not built), e.g. `pane.graphics.*`.
+    FeatureDisabled = "feature_disabled",
     /// The server is stopping.
     ServerUnavailable = "server_unavailable",
     HandoffInProgress = "handoff_in_progress",

@@ -10,7 +10,10 @@ use herdr_protocol::api::requests::{
 use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, Request};
 
 use super::envelope::Failure;
-use super::{agents, events, hooks, integrations, metadata, panes, server_methods, ui_methods, worktrees};
+use super::{
+    agents, client_methods, events, hooks, integrations, metadata, panes, server_methods, ui_methods,
+    worktrees,
+};
 use crate::state::Shared;
 
 /// Methods that may hold the connection open for a long time; they are abandoned when the
@@ -38,6 +41,10 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             ServerRequest::ReloadAgentManifests(_) => agents::reload_manifests(shared).await,
         },
         Request::Client(ClientRequest::NotificationShow(p)) => ui_methods::notification_show(shared, p),
+        Request::Client(ClientRequest::ProductAnnouncementDismiss(p)) => {
+            client_methods::announcement_dismiss(p)
+        }
+        Request::Client(ClientRequest::ReleaseNotesDismiss(p)) => client_methods::release_notes_dismiss(p),
         Request::Pane(request) => match request {
             PaneRequest::Read(p) => panes::read(shared, p).await,
             PaneRequest::SendText(p) => panes::send_text(shared, p).await,
@@ -50,6 +57,10 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             PaneRequest::ReportAgentSession(p) => hooks::report_agent_session(shared, p).await,
             PaneRequest::ReleaseAgent(p) => hooks::release_agent(shared, p).await,
             PaneRequest::ClearAgentAuthority(p) => hooks::clear_agent_authority(shared, p).await,
+            PaneRequest::InputSet(p) => client_methods::input_set(shared, p),
+            PaneRequest::GraphicsInfo(p) => client_methods::graphics(shared, &p.pane_id),
+            PaneRequest::GraphicsSet(p) => client_methods::graphics(shared, &p.pane_id),
+            PaneRequest::GraphicsClear(p) => client_methods::graphics(shared, &p.pane_id),
             // The model's records, with the scroll position only the pane's worker knows.
             request @ (PaneRequest::Get(_) | PaneRequest::List(_) | PaneRequest::Current(_)) => {
                 session(shared, Request::Pane(request)).await.map(|result| panes::with_scroll(shared, result))
@@ -70,11 +81,7 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             | PaneRequest::SelectionRead(_)
             | PaneRequest::CopyMotion(_)
             | PaneRequest::CopySearch(_)
-            | PaneRequest::InputSet(_)
-            | PaneRequest::LinkActivate(_)
-            | PaneRequest::GraphicsSet(_)
-            | PaneRequest::GraphicsClear(_)
-            | PaneRequest::GraphicsInfo(_)) => not_implemented(&Request::Pane(request)),
+            | PaneRequest::LinkActivate(_)) => not_implemented(&Request::Pane(request)),
             PaneRequest::ReportMetadata(p) => metadata::report_pane(shared, p).await,
         },
         Request::Events(EventsRequest::Wait(p)) => events::wait(shared, p).await,
@@ -125,9 +132,7 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
         },
         request @ (Request::Plugin(_)
         | Request::Client(
-            ClientRequest::ProductAnnouncementDismiss(_)
-            | ClientRequest::ReleaseNotesDismiss(_)
-            | ClientRequest::CommandInvoke(_)
+            ClientRequest::CommandInvoke(_)
             | ClientRequest::WindowTitleSet(_)
             | ClientRequest::WindowTitleClear(_)
             | ClientRequest::ShellSurfaceSet(_)

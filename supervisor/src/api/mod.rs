@@ -2,6 +2,7 @@
 //! domain of methods. `dispatch` is the table that routes a method to its handler.
 
 mod agents;
+mod client_methods;
 pub mod dispatch;
 pub mod envelope;
 mod events;

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasher, RandomState};
 
+use herdr_protocol::api::requests::RightClickTarget;
 use herdr_protocol::api::{AgentStatus, SplitDirection};
 
 use super::PaneKey;
@@ -41,6 +42,9 @@ pub(super) struct Pane {
     pub agent_state: PaneAgent,
     /// Reported display metadata (title, display agent, state labels, tokens); never saved.
     pub metadata: PaneMetadata,
+    /// Who handles right clicks in the pane (`pane.split` / `pane.input.set`): herdr's menu, or
+    /// the program (as a mouse report).
+    pub right_click: RightClickTarget,
 }
 
 #[derive(Debug, Clone)]
@@ -288,6 +292,7 @@ impl Session {
                 revision: 0,
                 agent_state: PaneAgent::default(),
                 metadata: PaneMetadata::default(),
+                right_click: RightClickTarget::default(),
             },
         );
         key

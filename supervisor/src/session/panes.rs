@@ -2,7 +2,7 @@
 //! close) and the worker-reported changes (exit, title, cwd, agent status).
 
 use herdr_protocol::api::requests::{
-    OptionalWorkspace, PaneCurrentParams, PaneRenameParams, PaneSplitParams, PaneTarget,
+    OptionalWorkspace, PaneCurrentParams, PaneRenameParams, PaneSplitParams, PaneTarget, RightClickTarget,
 };
 use herdr_protocol::api::{AgentStatus, ApiError, ApiResult, Event};
 
@@ -82,6 +82,7 @@ impl Session {
         let loc = self.loc_of(target)?;
         let cwd = p.cwd.or_else(|| self.panes.get(&target).and_then(|t| t.cwd.clone()));
         let key = self.new_pane(loc.wi, cwd.clone(), None);
+        self.set_pane_right_click(key, p.right_click.unwrap_or_default());
         self.attach_split(target, p.direction, ratio, key);
         fx.spawn(key, cwd, None, params::env_pairs(p.env));
         if focus {
@@ -91,6 +92,18 @@ impl Session {
         fx.event(Event::PaneCreated { pane: Box::new(pane.clone()) });
         fx.event(Event::LayoutUpdated { layout: Box::new(self.layout_snapshot(self.loc_of(key)?)) });
         Ok(ApiResult::PaneInfo { pane: Box::new(pane) })
+    }
+
+    /// Sets who handles right clicks in the pane (`pane.input.set`, `pane.split`).
+    pub fn set_pane_right_click(&mut self, key: PaneKey, target: RightClickTarget) {
+        if let Some(pane) = self.panes.get_mut(&key) {
+            pane.right_click = target;
+        }
+    }
+
+    /// Who handles right clicks in the pane (`None`: no such pane).
+    pub fn pane_right_click(&self, key: PaneKey) -> Option<RightClickTarget> {
+        self.panes.get(&key).map(|pane| pane.right_click)
     }
 
     pub(super) fn pane_rename(&mut self, p: PaneRenameParams, fx: &mut Effects) -> Handled {

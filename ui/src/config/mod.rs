@@ -68,6 +68,9 @@ pub struct Config {
     /// `[experimental] pane_history`: save each pane's recent screen at stop and replay it into
     /// the pane started again after a restart (off by default: screens can hold secrets).
     pub pane_history: bool,
+    /// `[experimental] kitty_graphics`: whether `pane.graphics.*` may be used (off by default;
+    /// with it on they still answer `feature_disabled`, see ARCHITECTURE.md "Kitty graphics").
+    pub kitty_graphics: bool,
     /// `[session] resume_agents_on_restore`: restored agent panes start their agent's own resume
     /// command (default true).
     pub resume_agents_on_restore: bool,
@@ -129,9 +132,10 @@ pub fn parse(text: &str, file: &str) -> (Config, Vec<Diagnostic>) {
     let orphan =
         r.int(session, "session", "worker_orphan_timeout_secs", default_orphan as i64, (1, 30 * 86_400));
     let worker_orphan_timeout_secs = u64::try_from(orphan).unwrap_or(default_orphan);
-    // Other `[experimental]` keys are upstream's; only this one is read here.
+    // Other `[experimental]` keys are upstream's; only these two are read here.
     let experimental = r.table(&table, "", "experimental").unwrap_or(&empty);
     let pane_history = r.bool(experimental, "experimental", "pane_history", false);
+    let kitty_graphics = r.bool(experimental, "experimental", "kitty_graphics", false);
     let resume_agents_on_restore = r.bool(session, "session", "resume_agents_on_restore", true);
     let worktrees = r.table(&table, "", "worktrees").unwrap_or(&empty);
     r.check_keys(worktrees, "worktrees", &["directory"]);
@@ -144,6 +148,7 @@ pub fn parse(text: &str, file: &str) -> (Config, Vec<Diagnostic>) {
         headless_rows,
         worker_orphan_timeout_secs,
         pane_history,
+        kitty_graphics,
         resume_agents_on_restore,
         worktrees_directory,
     };

@@ -241,3 +241,13 @@ fn the_worktrees_directory_defaults_to_upstreams_and_is_read() {
     assert_eq!(config.worktrees_directory, "~/.herdr/worktrees");
     assert_eq!(keys_of(&diagnostics), ["worktrees.other", "worktrees.directory"]);
 }
+
+#[test]
+fn kitty_graphics_is_an_experimental_flag_off_by_default() {
+    assert!(!parse("", "config.toml").0.kitty_graphics);
+    let (config, diagnostics) = parse("[experimental]\nkitty_graphics = true\n", "config.toml");
+    assert!(config.kitty_graphics && diagnostics.is_empty(), "{diagnostics:?}");
+    let (config, diagnostics) = parse("[experimental]\nkitty_graphics = \"yes\"\n", "config.toml");
+    assert!(!config.kitty_graphics);
+    assert_eq!(keys_of(&diagnostics), ["experimental.kitty_graphics"]);
+}
