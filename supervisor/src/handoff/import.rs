@@ -46,7 +46,7 @@ async fn take_over(config: &ServerConfig, socket: &Path, token: &str) -> anyhow:
         links: VersionRange::OURS,
     };
     if let Err(reason) = wire::validate(&manifest, &importer) {
-        conv.send(&Step::Refused { reason: reason.clone() }, &[]).await?;
+        conv.send(&Step::Refused { reason: reason.to_string() }, &[]).await?;
         // Exiting at once could reach the exporter before the refusal does, and then it could
         // only say the importer exited: wait until it has read the reason and hung up.
         let _ = conv.recv().await;

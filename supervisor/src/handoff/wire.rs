@@ -60,38 +60,44 @@ pub struct Importer<'a> {
     pub links: VersionRange,
 }
 
+/// Why an importer refuses a manifest; its text is the `Refused` step's reason.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("handoff version {0} is not this binary's {HANDOFF_VERSION}")]
+    HandoffVersion(u32),
+    #[error("expected protocol {expected}, this binary speaks protocol {ours}")]
+    Protocol { expected: u32, ours: u32 },
+    #[error("expected version {expected}, this binary is version {ours}")]
+    Version { expected: String, ours: String },
+    #[error("the session's socket is {session}, this importer would serve {ours}")]
+    Socket { session: String, ours: String },
+    #[error("a worker speaks link version {unknown}, this binary drives link versions {}..={}", .ours.min, .ours.max)]
+    LinkVersion { unknown: u32, ours: VersionRange },
+}
+
 /// Whether `importer` takes `manifest`; the error is the reason it refuses.
-pub fn validate(manifest: &Manifest, importer: &Importer<'_>) -> Result<(), String> {
+pub fn validate(manifest: &Manifest, importer: &Importer<'_>) -> Result<(), Refusal> {
     let Importer { version, protocol, api_socket, links } = *importer;
     if manifest.handoff_version != HANDOFF_VERSION {
-        return Err(format!(
-            "handoff version {} is not this binary's {HANDOFF_VERSION}",
-            manifest.handoff_version
-        ));
+        return Err(Refusal::HandoffVersion(manifest.handoff_version));
     }
     if let Some(expected) = manifest.expected_protocol
         && expected != protocol
     {
-        return Err(format!("expected protocol {expected}, this binary speaks protocol {protocol}"));
+        return Err(Refusal::Protocol { expected, ours: protocol });
     }
     if let Some(expected) = &manifest.expected_version
         && expected != version
     {
-        return Err(format!("expected version {expected}, this binary is version {version}"));
+        return Err(Refusal::Version { expected: expected.clone(), ours: version.to_owned() });
     }
     if manifest.api_socket != api_socket {
-        return Err(format!(
-            "the session's socket is {}, this importer would serve {api_socket}",
-            manifest.api_socket
-        ));
+        return Err(Refusal::Socket { session: manifest.api_socket.clone(), ours: api_socket.to_owned() });
     }
     // A newer worker might talk down to us, but only its own minimum says so, and the manifest
     // does not carry it: refuse rather than find out by failing to adopt.
     if let Some(unknown) = manifest.worker_link_versions.iter().find(|v| !links.contains(**v)) {
-        return Err(format!(
-            "a worker speaks link version {unknown}, this binary drives link versions {}..={}",
-            links.min, links.max
-        ));
+        return Err(Refusal::LinkVersion { unknown: *unknown, ours: links });
     }
     Ok(())
 }
@@ -217,7 +223,7 @@ mod tests {
     fn validates_what_was_expected_of_the_importer() {
         assert_eq!(validate(&manifest(), &IMPORTER), Ok(()));
         let wrong_protocol = Manifest { expected_protocol: Some(99), ..manifest() };
-        let refusal = validate(&wrong_protocol, &IMPORTER).expect_err("refused");
+        let refusal = validate(&wrong_protocol, &IMPORTER).expect_err("refused").to_string();
         assert!(refusal.contains("expected protocol 99"), "{refusal}");
         let wrong_version = Manifest { expected_version: Some("1.0.0".into()), ..manifest() };
         assert!(validate(&wrong_version, &IMPORTER).is_err());
@@ -231,10 +237,13 @@ mod tests {
         let both = Manifest { worker_link_versions: vec![11, 12], ..manifest() };
         assert_eq!(validate(&both, &IMPORTER), Ok(()));
         let newer = Manifest { worker_link_versions: vec![11, 13], ..manifest() };
-        let refusal = validate(&newer, &IMPORTER).expect_err("refused");
+        let refusal = validate(&newer, &IMPORTER).expect_err("refused").to_string();
         assert_eq!(refusal, "a worker speaks link version 13, this binary drives link versions 11..=12");
         let older = Manifest { worker_link_versions: vec![10], ..manifest() };
-        assert!(validate(&older, &IMPORTER).expect_err("refused").contains("link version 10"));
+        assert_eq!(
+            validate(&older, &IMPORTER),
+            Err(Refusal::LinkVersion { unknown: 10, ours: IMPORTER.links })
+        );
         // A manifest from before the field: nothing to check.
         let json = serde_json::to_value(manifest()).expect("json");
         let mut old = json.as_object().expect("object").clone();
