@@ -23,6 +23,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use herdr_client::{AttachOptions, ExitReason, ReconnectPolicy};
 use herdr_protocol::HERDR_VERSION;
+use herdr_protocol::paths::{self, PathEnv};
 use herdr_remote_bridge::bridge::{Bridge, BridgeSocket};
 use herdr_remote_bridge::connect::{self, Connection, Identity};
 use herdr_remote_bridge::provision::{self, LocalBuild, Upload};
@@ -50,7 +51,7 @@ pub struct RemoteArgs {
     /// ~/.ssh/config alias
     #[arg(long = "remote", value_name = "SSH_TARGET")]
     pub target: Option<String>,
-    /// Whose key bindings apply in a remote session
+    /// Whose key bindings apply in a remote session (default local: this machine's [keys])
     #[arg(long, value_enum, value_name = "WHOSE")]
     pub remote_keybindings: Option<RemoteKeybindings>,
     /// With --remote: hand an incompatible running server over to this build live
@@ -70,7 +71,9 @@ impl RemoteArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RemoteKeybindings {
+    /// This machine's config.toml [keys] (custom commands excluded), sent to the server
     Local,
+    /// The remote server's own [keys]
     Server,
 }
 
@@ -103,12 +106,6 @@ pub fn run(args: &RemoteArgs, with_subcommand: bool, session: Option<&str>) -> R
     if with_subcommand {
         return Rendered::usage("herdr: --remote attaches a terminal; it takes no subcommand");
     }
-    if args.remote_keybindings == Some(RemoteKeybindings::Local) {
-        return Rendered::usage(
-            "herdr: --remote-keybindings local is not supported by this build: its client protocol carries no key \
-             bindings, so the remote server's own keys apply (--remote-keybindings server)",
-        );
-    }
     if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
         return Rendered::stderr(attach::NO_TERMINAL_MESSAGE, EXIT_USAGE);
     }
@@ -117,7 +114,22 @@ pub fn run(args: &RemoteArgs, with_subcommand: bool, session: Option<&str>) -> R
         Ok(prepared) => prepared,
         Err(err) => return Rendered::stderr(format!("herdr --remote: {err}\n"), EXIT_ERROR),
     };
-    attach_prepared(prepared, &reattach)
+    let keys = client_keys(args.remote_keybindings, &PathEnv::from_process_env());
+    attach_prepared(prepared, &reattach, keys)
+}
+
+/// The `[keys]` TOML the remote server should use for this client: with `local` (the default)
+/// this machine's config.toml `[keys]` without custom commands (the defaults when it has none
+/// or cannot be read, as a local herdr would use), with `server` none.
+fn client_keys(choice: Option<RemoteKeybindings>, env: &PathEnv) -> Option<String> {
+    if choice == Some(RemoteKeybindings::Server) {
+        return None;
+    }
+    let dir =
+        paths::config_dir(env.xdg_config_home.as_deref().map(Path::new), env.home.as_deref().map(Path::new));
+    let text =
+        dir.ok().and_then(|dir| std::fs::read_to_string(dir.join("config.toml")).ok()).unwrap_or_default();
+    Some(herdr_supervisor::config::portable_keys(&text))
 }
 
 /// The command that attaches to the same remote session again.
@@ -276,7 +288,7 @@ fn socket_parent() -> PathBuf {
         .unwrap_or_else(std::env::temp_dir)
 }
 
-fn attach_prepared(prepared: Prepared, reattach: &str) -> Rendered {
+fn attach_prepared(prepared: Prepared, reattach: &str, keys: Option<String>) -> Rendered {
     let socket = match BridgeSocket::bind(&socket_parent()) {
         Ok(socket) => socket,
         Err(err) => {
@@ -302,7 +314,7 @@ fn attach_prepared(prepared: Prepared, reattach: &str) -> Rendered {
     if let Some(bound) = env_secs(RECONNECT_ENV) {
         reconnect.give_up_after = bound;
     }
-    let options = AttachOptions { on_server_missing: None, reconnect };
+    let options = AttachOptions { on_server_missing: None, reconnect, keys };
     let result = herdr_client::attach_with(socket.path(), options);
     drop(socket);
     match result {
@@ -408,14 +420,29 @@ mod tests {
         assert_eq!(run(&args, false, None).exit, EXIT_USAGE);
         let args = RemoteArgs { target: Some("box".into()), ..RemoteArgs::default() };
         assert_eq!(run(&args, true, None).exit, EXIT_USAGE);
-        let local = RemoteArgs {
-            target: Some("box".into()),
-            remote_keybindings: Some(RemoteKeybindings::Local),
-            ..RemoteArgs::default()
-        };
-        let rendered = run(&local, false, None);
-        assert_eq!(rendered.exit, EXIT_USAGE);
-        assert!(rendered.stderr.contains("--remote-keybindings server"), "{}", rendered.stderr);
+    }
+
+    #[test]
+    fn local_keybindings_are_the_default_and_send_this_machines_keys_without_commands() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("herdr")).expect("config dir");
+        let config =
+            "[keys]\nprefix = \"ctrl+a\"\n[[keys.command]]\nkey = \"prefix+t\"\ncommand = \"htop\"\n";
+        std::fs::write(dir.path().join("herdr/config.toml"), config).expect("write config");
+        let env = PathEnv { xdg_config_home: Some(dir.path().into()), ..PathEnv::default() };
+        for choice in [None, Some(RemoteKeybindings::Local)] {
+            let keys = client_keys(choice, &env).expect("local keys are sent");
+            assert!(keys.contains("prefix = \"ctrl+a\""), "{keys}");
+            assert!(!keys.contains("htop"), "custom commands stay on this machine: {keys}");
+        }
+        assert_eq!(client_keys(Some(RemoteKeybindings::Server), &env), None);
+        let empty = tempfile::tempdir().expect("tempdir");
+        let env = PathEnv { xdg_config_home: Some(empty.path().into()), ..PathEnv::default() };
+        assert_eq!(
+            client_keys(None, &env).as_deref(),
+            Some("[keys]\n"),
+            "no config: this machine's defaults"
+        );
     }
 
     #[test]

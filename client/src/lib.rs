@@ -34,7 +34,7 @@ use std::time::Duration;
 use signal_hook::consts::{SIGHUP, SIGTERM, SIGWINCH};
 use signal_hook::iterator::Signals;
 
-pub use link::{Link, connect};
+pub use link::{Link, connect, connect_with_keys};
 pub use pump::{Controls, Session, SizeFn, TerminalIo};
 pub use reconnect::ReconnectPolicy;
 
@@ -51,6 +51,9 @@ pub type ServerMissingHook = Box<dyn FnMut() -> Result<(), HookError> + Send>;
 pub struct AttachOptions {
     pub on_server_missing: Option<ServerMissingHook>,
     pub reconnect: ReconnectPolicy,
+    /// This client's own `[keys]` TOML, sent after each `Hello` so the supervisor uses them
+    /// for this client (`herdr --remote` with local key bindings); `None` = the server's keys.
+    pub keys: Option<String>,
 }
 
 impl std::fmt::Debug for AttachOptions {
@@ -58,6 +61,7 @@ impl std::fmt::Debug for AttachOptions {
         f.debug_struct("AttachOptions")
             .field("on_server_missing", &self.on_server_missing.as_ref().map(|_| "<hook>"))
             .field("reconnect", &self.reconnect)
+            .field("keys", &self.keys)
             .finish()
     }
 }
@@ -105,7 +109,7 @@ pub fn attach(client_socket: &Path) -> Result<ExitReason, AttachError> {
 /// [`attach`] with the reconnect behaviour spelled out.
 pub fn attach_with(client_socket: &Path, options: AttachOptions) -> Result<ExitReason, AttachError> {
     let (cols, rows) = crossterm::terminal::size().map_err(AttachError::Terminal)?;
-    let link = connect(client_socket, cols, rows)?;
+    let link = connect_with_keys(client_socket, cols, rows, options.keys.as_deref())?;
     let io = TerminalIo {
         input: Box::new(io::stdin()),
         output: Box::new(io::stdout()),

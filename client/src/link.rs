@@ -24,6 +24,17 @@ pub struct Link {
 /// Connects to `client_socket` and does the handshake for a `cols` × `rows` terminal that
 /// wants cell updates.
 pub fn connect(client_socket: &Path, cols: u16, rows: u16) -> Result<Link, AttachError> {
+    connect_with_keys(client_socket, cols, rows, None)
+}
+
+/// [`connect`], then, with `keys` (a `[keys]` TOML table), asks the supervisor to use them for
+/// this client instead of its own config's (`ClientToServer::Keys`).
+pub fn connect_with_keys(
+    client_socket: &Path,
+    cols: u16,
+    rows: u16,
+    keys: Option<&str>,
+) -> Result<Link, AttachError> {
     let stream = UnixStream::connect(client_socket)
         .map_err(|source| AttachError::Connect { path: client_socket.display().to_string(), source })?;
     let mut link = Link { stream, frames: FrameDecoder::new() };
@@ -33,6 +44,9 @@ pub fn connect(client_socket: &Path, cols: u16, rows: u16) -> Result<Link, Attac
         rows,
         encoding: Encoding::CellDiff,
     })?;
+    if let Some(keys) = keys {
+        link.send(&ClientToServer::Keys(keys.to_owned()))?;
+    }
     link.stream.set_read_timeout(Some(WELCOME_TIMEOUT))?;
     let welcome = match link.recv() {
         Ok(Some(msg)) => msg,

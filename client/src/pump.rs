@@ -43,6 +43,8 @@ pub struct Session {
     output: Box<dyn Write + Send>,
     shared: Arc<Shared>,
     policy: ReconnectPolicy,
+    /// The keys sent after each `Hello` ([`crate::AttachOptions::keys`]).
+    keys: Option<String>,
     hook: Hook,
     throttle: HookThrottle,
     /// The last size read, for a `Hello` when reading it fails.
@@ -121,6 +123,7 @@ impl Session {
             output: io.output,
             shared,
             policy: options.reconnect,
+            keys: options.keys,
             hook: options.on_server_missing.map_or(Hook::Absent, Hook::Idle),
             throttle: HookThrottle::new(options.reconnect.hook_interval),
             size,
@@ -229,20 +232,21 @@ impl Session {
             }
 
             let (cols, rows) = self.current_size();
-            let connect_error = match link::connect(&self.client_socket, cols, rows) {
-                Ok(link) => return self.resume(link),
-                Err(refused @ AttachError::Refused(_)) => return Err(refused),
-                Err(err) => {
-                    if let AttachError::Connect { source, .. } = &err
-                        && nobody_listens(source)
-                        && self.start_server_if_due()
-                        && !self.show_notice()
-                    {
-                        return Ok(Reconnected::Exit(ExitReason::TerminalClosed));
+            let connect_error =
+                match link::connect_with_keys(&self.client_socket, cols, rows, self.keys.as_deref()) {
+                    Ok(link) => return self.resume(link),
+                    Err(refused @ AttachError::Refused(_)) => return Err(refused),
+                    Err(err) => {
+                        if let AttachError::Connect { source, .. } = &err
+                            && nobody_listens(source)
+                            && self.start_server_if_due()
+                            && !self.show_notice()
+                        {
+                            return Ok(Reconnected::Exit(ExitReason::TerminalClosed));
+                        }
+                        err.to_string()
                     }
-                    err.to_string()
-                }
-            };
+                };
             if Instant::now() >= deadline {
                 return Ok(Reconnected::Exit(ExitReason::ConnectionLost {
                     waited: self.policy.give_up_after,

@@ -265,6 +265,7 @@ fn counting_hook(
             then()
         })),
         reconnect: fast_policy(),
+        keys: None,
     }
 }
 
@@ -360,4 +361,34 @@ fn a_server_refusing_the_new_hello_ends_the_attach_with_its_reason() {
         matches!(&outcome, Err(AttachError::Refused(reason)) if reason == "protocol mismatch"),
         "{outcome:?}"
     );
+}
+
+#[test]
+fn the_clients_own_keys_follow_every_hello_including_after_a_reconnect() {
+    let keys = "[keys]\nprefix = \"ctrl+a\"\n".to_owned();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = socket_path(&dir);
+    let listener = UnixListener::bind(&path).expect("bind");
+    let server = thread::spawn(move || {
+        let (mut peer, hello) = Peer::accept(&listener);
+        let next = peer.recv();
+        peer.welcome();
+        (hello, next)
+    });
+    herdr_client::connect_with_keys(&path, 80, 24, Some(&keys)).expect("welcomed");
+    let (first, next) = server.join().expect("server");
+    assert_eq!(first, hello(80, 24));
+    assert_eq!(next, ClientToServer::Keys(keys.clone()), "the keys come right after Hello");
+
+    let options =
+        AttachOptions { reconnect: fast_policy(), keys: Some(keys.clone()), ..AttachOptions::default() };
+    let mut h = Harness::start(options);
+    h.kill_server();
+    let listener = bind_again(&h.path);
+    let (mut peer, second_hello) = Peer::accept(&listener);
+    assert_eq!(second_hello, hello(80, 24));
+    assert_eq!(peer.recv(), ClientToServer::Keys(keys), "a reconnect sends the keys again");
+    peer.welcome();
+    peer.send(&ServerToClient::Shutdown { reason: ShutdownReason::Detached });
+    assert_eq!(h.outcome().expect("attach"), ExitReason::Detached);
 }

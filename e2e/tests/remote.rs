@@ -11,7 +11,9 @@
 //! another pane floods output; over a 300 ms RTT link that also drops 2 % of its packets
 //! (namespaces joined by TUN devices, see `herdr_e2e::lossy_link`), herdr's keystroke echo
 //! p50 within 20 ms of plain OpenSSH `ssh` through the same link to the same sshd; a copy made on the remote host landing in the local clipboard
-//! (OSC 52 through the relay); `--session NAME` reaching that session only.
+//! (OSC 52 through the relay); `--session NAME` reaching that session only; the local
+//! machine's `[keys]` applying by default and the remote server's with
+//! `--remote-keybindings server`.
 
 #[allow(dead_code, reason = "each suite uses part of the shared tmux driver")]
 mod support;
@@ -544,4 +546,60 @@ fn a_named_session_is_attached_and_named_in_the_reattach_command() {
     tmux.keys(&["C-b", "q"]);
     let reattach = format!("[detached] re-attach with: herdr --remote {} --session work", sshd.target());
     wait_finished(&tmux, "the detach naming the session", |s| s.contains(&reattach));
+}
+
+#[test]
+fn the_local_keys_apply_by_default_and_the_servers_with_remote_keybindings_server() {
+    let server = TestServer::prepare();
+    let sshd = sshd_for(&server, RemotePath::WithHerdr);
+    sshd.trust_host_key();
+    // This machine's config (its own XDG_CONFIG_HOME): another prefix and split key, and a
+    // custom command that stays here. The remote host keeps its default keys (ctrl+b, v).
+    let local_config = sshd.client_home().join("local-config");
+    std::fs::create_dir_all(local_config.join("herdr")).expect("the local config dir");
+    std::fs::write(
+        local_config.join("herdr/config.toml"),
+        "[keys]\nprefix = \"ctrl+a\"\nsplit_vertical = \"prefix+i\"\n\
+         [[keys.command]]\nkey = \"prefix+t\"\ncommand = \"true\"\n",
+    )
+    .expect("write the local config");
+    let env = format!("XDG_CONFIG_HOME={}", local_config.display());
+    let tmux = Tmux::start(&server);
+    tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
+
+    // Default (local): the server's prefix is only a key for the pane; the local one splits.
+    let local = Keys { prefix: "C-a", split: "i" };
+    let remote = Keys { prefix: "C-b", split: "v" };
+    attach_split_detach(&tmux, &server, &remote_command(&sshd, &env, ""), [remote, local], 1);
+    // `server`: the remote host's own keys, so ctrl+a i is the pane's and ctrl+b v splits.
+    clear_screen(&tmux);
+    let command = remote_command(&sshd, &env, "--remote-keybindings server");
+    attach_split_detach(&tmux, &server, &command, [local, remote], 2);
+}
+
+/// A prefix and the split key after it, as tmux key names.
+#[derive(Clone, Copy)]
+struct Keys {
+    prefix: &'static str,
+    split: &'static str,
+}
+
+/// Attaches with `command` to a session of `panes`, types the split of `ignored` then of
+/// `applied`, detaches with `applied`'s prefix, and checks exactly one split happened: the
+/// connection handles its input in order, so by the detach `ignored`'s keys went to the pane.
+fn attach_split_detach(
+    tmux: &Tmux<'_>,
+    server: &TestServer,
+    command: &str,
+    [ignored, applied]: [Keys; 2],
+    panes: usize,
+) {
+    tmux.keys(&[command, "Enter"]);
+    wait_attached(tmux, panes);
+    tmux.keys(&[ignored.prefix, ignored.split]);
+    tmux.keys(&[applied.prefix, applied.split]);
+    wait_attached(tmux, panes + 1);
+    tmux.keys(&[applied.prefix, "q"]);
+    wait_finished(tmux, "the detach", |s| s.contains("[detached]"));
+    assert_eq!(pane_ids(server).len(), panes + 1, "only {} split the remote pane", applied.prefix);
 }

@@ -44,6 +44,12 @@ pub enum ClientToServer {
     Resize { cols: u16, rows: u16 },
     /// The client leaves on its own (the session keeps running).
     Detach,
+    /// This client's own `[keys]` (normalised TOML, a `[keys]` table without custom
+    /// commands): the supervisor builds this client's keymap from them instead of its config's
+    /// `[keys]`. Sent right after `Hello` by `herdr --remote` with `--remote-keybindings local`
+    /// (the default), never by a plain local client; appended last so every older message
+    /// keeps its encoding and the version did not change.
+    Keys(String),
 }
 
 /// Largest `Input` payload a client sends in one frame; longer input is split.

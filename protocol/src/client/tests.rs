@@ -31,6 +31,7 @@ fn client_messages_round_trip() {
         ClientToServer::Input(b"\x02v\x1b[<0;3;4M".to_vec()),
         ClientToServer::Resize { cols: 80, rows: 24 },
         ClientToServer::Detach,
+        ClientToServer::Keys("[keys]\nprefix = \"ctrl+a\"\n".into()),
     ];
     assert_eq!(round_trip(&msgs), msgs);
 }

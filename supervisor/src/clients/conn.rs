@@ -24,6 +24,7 @@ use crate::render::ModeBadge;
 use crate::socket::peer_is_same_user;
 
 mod copy;
+mod keys;
 mod launch;
 mod modal;
 mod mouse;
@@ -100,6 +101,7 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
         id,
         view,
         keymap: Keymap::new(hub.config().bindings().clone()),
+        client_keys: None,
         decoder: InputDecoder::new(),
         drag: None,
         modals,
@@ -170,6 +172,9 @@ struct Connection {
     id: ClientId,
     view: watch::Sender<View>,
     keymap: Keymap,
+    /// The client's own `[keys]` TOML when it sent them (`ClientToServer::Keys`); kept across
+    /// reloads.
+    client_keys: Option<String>,
     decoder: InputDecoder,
     /// Messages for the client that are not paints (mouse capture after a reload, goodbye).
     control: mpsc::UnboundedSender<ServerToClient>,
@@ -253,7 +258,19 @@ impl Connection {
                 None
             }
             ClientToServer::Detach => Some(ReadEnd::Close(ShutdownReason::Detached)),
+            ClientToServer::Keys(text) => {
+                self.client_keys = Some(text);
+                let config = self.config.borrow().clone();
+                self.keymap.set_bindings(self.bindings(&config));
+                log::info!("terminal client {} uses its own keys", self.id);
+                None
+            }
         }
+    }
+
+    /// The bindings this client uses under `config`: its own keys when it sent some.
+    fn bindings(&self, config: &crate::config::Config) -> crate::keymap::Bindings {
+        keys::client_bindings(config, self.client_keys.as_deref(), &self.id.to_string())
     }
 
     /// A reload put a new config in force: new bindings (back to terminal mode) and mouse
@@ -261,7 +278,7 @@ impl Connection {
     fn config_changed(&mut self) {
         let config = self.config.borrow_and_update().clone();
         self.leave_copy();
-        self.keymap.set_bindings(config.bindings().clone());
+        self.keymap.set_bindings(self.bindings(&config));
         self.view
             .send_if_modified(|v| std::mem::replace(&mut v.mode, ModeBadge::Terminal) != ModeBadge::Terminal);
         let _ = self.control.send(ServerToClient::MouseCapture { enabled: config.ui.mouse_capture });

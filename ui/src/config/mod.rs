@@ -7,6 +7,7 @@
 //!
 //! Pure apart from [`load`], which only reads the file.
 
+mod client_keys;
 mod keys;
 mod reader;
 mod theme;
@@ -24,6 +25,7 @@ use toml::Table;
 use crate::keymap::Bindings;
 use crate::render::Theme;
 
+pub use client_keys::{ClientKeysError, portable_keys};
 pub use keys::{CustomCommand, KeysConfig};
 pub use theme::ThemeConfig;
 pub use ui::{SIDEBAR_TOKENS, SoundConfig, TOAST_POSITIONS, ToastConfig, UiConfig};
