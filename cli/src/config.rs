@@ -26,7 +26,7 @@ pub const DEFAULT_CONFIG: &str = include_str!("config/default.toml");
 pub enum ConfigCommand {
     /// Check config.toml and report problems with their line and column
     Check,
-    /// Back up config.toml and remove its custom key bindings ([keys], [keys.indexed], [[keys.command]])
+    /// Back up config.toml and remove its custom key bindings (`[keys]`, `[keys.indexed]`, `[[keys.command]]`)
     ResetKeys,
 }
 

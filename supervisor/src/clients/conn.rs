@@ -91,7 +91,14 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
     let (control, control_rx) = mpsc::unbounded_channel();
     let (typed, typed_rx) = watch::channel(None);
     let (modals, modal_rx) = modal::Modals::new();
-    let channels = paint::Channels { view: view_rx, control: control_rx, typed: typed_rx, modal: modal_rx };
+    let (help_rows, help_rx) = watch::channel(Vec::new());
+    let channels = paint::Channels {
+        view: view_rx,
+        control: control_rx,
+        typed: typed_rx,
+        modal: modal_rx,
+        help: help_rx,
+    };
     let mut paint = tokio::spawn(paint::run(hub.clone(), id, encoding, channels, writer));
     let focused = hub.shared.session().snapshot().focused_pane_id;
     let mut conn = Connection {
@@ -105,6 +112,7 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
         decoder: InputDecoder::new(),
         drag: None,
         modals,
+        help_rows,
         copying: copy::Copying::new(&hub, id, control.clone()),
         control,
         typed,
@@ -186,6 +194,8 @@ struct Connection {
     drag: Option<mouse::Drag>,
     /// The context menu or rename dialog open over this client's frame.
     modals: modal::Modals,
+    /// The help overlay's rows for the paint task, from this client's bindings.
+    help_rows: watch::Sender<paint::HelpRows>,
     /// Copy mode and mouse selection.
     copying: copy::Copying,
     /// The panes this client saw focused, for `last_pane`, and the hub events that move it.
@@ -368,7 +378,11 @@ impl Connection {
             }
             Step::Detach => return Some(ReadEnd::Close(ShutdownReason::Detached)),
             Step::ToggleSidebar => self.view.send_modify(|v| v.sidebar_collapsed = !v.sidebar_collapsed),
-            Step::Help => self.view.send_modify(|v| v.help = true),
+            Step::Help => {
+                let commands = self.config.borrow().keys.commands.clone();
+                self.help_rows.send_replace(help::entries(self.keymap.bindings(), &commands));
+                self.view.send_modify(|v| v.help = true);
+            }
             Step::ReloadConfig => {
                 let outcome = reload::reload_config(&self.hub.shared);
                 reload::announce(&self.hub.shared, &outcome);

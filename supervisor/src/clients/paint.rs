@@ -24,7 +24,6 @@ use tokio::time::Instant;
 
 use super::Hub;
 use super::conn::write_message;
-use super::help;
 use super::notify::{Alert, Delivery};
 use super::registry::ClientId;
 use super::repaint::{Before, Repaint};
@@ -76,7 +75,13 @@ pub(super) struct Channels {
     pub typed: watch::Receiver<Option<Instant>>,
     /// The context menu or rename dialog open over the frame.
     pub modal: watch::Receiver<Option<ModalView>>,
+    /// The help overlay's rows, from this client's own bindings (they may be the client's keys,
+    /// not the server config's): set by the connection when it opens the overlay.
+    pub help: watch::Receiver<HelpRows>,
 }
+
+/// The help overlay's rows: (keys, what they do).
+pub(super) type HelpRows = Vec<(String, String)>;
 
 /// Tells a keystroke's echo apart from other screen changes: the first change of the focused
 /// pane after this client's input is painted at once instead of waiting for the next frame slot,
@@ -118,7 +123,7 @@ pub(super) async fn run(
     channels: Channels,
     mut writer: ClientWriter,
 ) {
-    let Channels { mut view, mut control, typed, mut modal } = channels;
+    let Channels { mut view, mut control, typed, mut modal, help } = channels;
     let shared = hub.shared.clone();
     let mut events = shared.hub.watch();
     let mut dirty = shared.screens().watch();
@@ -169,8 +174,9 @@ pub(super) async fn run(
                 Some(update) => update,
                 None => {
                     let before = Before::read(&shared);
-                    let frame =
-                        paint_frame(&hub, id, current, toast.as_ref(), shown_modal.as_ref(), spare.take());
+                    let overlays =
+                        Overlays { toast: toast.as_ref(), modal: shown_modal.as_ref(), help: &help.borrow() };
+                    let frame = paint_frame(&hub, id, current, overlays, spare.take());
                     // Must name everything paint_frame draws over the panes after composing.
                     let plain = current.mode == ModeBadge::Terminal
                         && !current.help
@@ -288,14 +294,16 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
 /// content inset match it. Then syncs which panes' workers send damage. Whatever this draws
 /// over the panes after composing must also clear `plain` in [`run`], or in-place row repaints
 /// would paint over it.
-fn paint_frame(
-    hub: &Hub,
-    id: ClientId,
-    view: View,
-    toast: Option<&Toast>,
-    modal: Option<&ModalView>,
-    spare: Option<Buffer>,
-) -> Frame {
+///
+/// What is drawn over the panes, besides the copy-mode bar.
+struct Overlays<'a> {
+    toast: Option<&'a Toast>,
+    modal: Option<&'a ModalView>,
+    help: &'a [(String, String)],
+}
+
+fn paint_frame(hub: &Hub, id: ClientId, view: View, overlays: Overlays<'_>, spare: Option<Buffer>) -> Frame {
+    let Overlays { toast, modal, help: help_rows } = overlays;
     let mut frame = paint_panes(hub, id, view, spare);
     let config = hub.config();
     let colors = &config.theme().colors;
@@ -308,8 +316,7 @@ fn paint_frame(
         frame.cursor = draw_modal(&mut frame.buffer, screen, modal, colors);
     }
     if view.help {
-        let rows = help::entries(config.bindings(), &config.keys.commands);
-        draw_help(&mut frame.buffer, screen, &rows, colors);
+        draw_help(&mut frame.buffer, screen, help_rows, colors);
         frame.cursor = None;
     }
     frame
