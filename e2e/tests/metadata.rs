@@ -37,6 +37,13 @@ fn pane_info(server: &TestServer, pane_id: &str) -> Value {
     server.call("pane.get", json!({"pane_id": pane_id}))["pane"].clone()
 }
 
+/// The pane has no title and exactly `tokens`.
+fn assert_untitled_with(server: &TestServer, pane_id: &str, tokens: Value) {
+    let pane = pane_info(server, pane_id);
+    assert!(pane["title"].is_null(), "expected no title: {pane}");
+    assert_eq!(pane["tokens"], tokens, "{pane}");
+}
+
 #[test]
 fn every_limit_has_its_error_code() {
     let server = TestServer::start();
@@ -137,9 +144,7 @@ fn reports_show_in_get_and_a_stale_seq_is_ignored() {
         "pane.report_metadata",
         json!({"pane_id": pane_id, "source": "hook", "seq": 6, "clear_title": true, "tokens": {"ci": null}}),
     );
-    let pane = pane_info(&server, &pane_id);
-    assert!(pane["title"].is_null(), "{pane}");
-    assert_eq!(pane["tokens"], json!({"branch": "main"}), "{pane}");
+    assert_untitled_with(&server, &pane_id, json!({"branch": "main"}));
 
     ok(
         &server,
@@ -229,4 +234,34 @@ fn a_short_ttl_token_vanishes_with_an_update_event() {
     }
     let ws = server.call("workspace.get", json!({"workspace_id": workspace_id}))["workspace"].clone();
     assert!(ws["tokens"].get("w").is_none(), "{ws}");
+}
+
+#[test]
+fn an_agent_pane_carries_its_presentation_in_agent_get_and_the_guard_holds() {
+    let server = TestServer::start();
+    let pane_id = create_workspace(&server).pane_id;
+    server.call(
+        "pane.report_agent",
+        json!({"pane_id": pane_id, "source": "e2e", "agent": "claude", "state": "working"}),
+    );
+    // Meant for another agent: the presentation is skipped, the tokens still land.
+    ok(
+        &server,
+        "pane.report_metadata",
+        json!({"pane_id": pane_id, "source": "e2e", "agent": "codex", "title": "wrong", "tokens": {"t": "1"}}),
+    );
+    // Meant for codex: claude's pane keeps no title.
+    assert_untitled_with(&server, &pane_id, json!({"t": "1"}));
+    ok(
+        &server,
+        "pane.report_metadata",
+        json!({"pane_id": pane_id, "source": "e2e", "agent": "claude", "title": "Refactor",
+            "display_agent": "Claude Code", "state_labels": {"working": "thinking"}}),
+    );
+    let agent = server.call("agent.get", json!({"target": pane_id}))["agent"].clone();
+    assert_eq!(agent["pane_id"], json!(pane_id), "{agent}");
+    assert_eq!(agent["title"], "Refactor", "{agent}");
+    assert_eq!(agent["display_agent"], "Claude Code", "{agent}");
+    assert_eq!(agent["state_labels"], json!({"working": "thinking"}), "{agent}");
+    assert_eq!(agent["tokens"], json!({"t": "1"}), "{agent}");
 }
