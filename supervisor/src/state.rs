@@ -350,3 +350,19 @@ impl PaneObserver for SharedObserver {
 #[cfg(test)]
 #[path = "state_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+impl Shared {
+    /// For in-process tests: a supervisor state with one workspace of one pane whose worker never
+    /// started (tests play the worker by feeding the session frames).
+    pub(crate) fn with_one_pane() -> (Arc<Shared>, PaneKey) {
+        let shared = Shared::new(ServerConfig::for_tests());
+        let key = {
+            let mut session = shared.session();
+            let created = session.handle_json("workspace.create", serde_json::json!({}));
+            created.and_then(Result::ok).expect("workspace");
+            session.pane_keys()[0]
+        };
+        (shared, key)
+    }
+}

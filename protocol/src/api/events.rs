@@ -149,6 +149,20 @@ pub enum Event {
 }
 
 impl Event {
+    /// `pane.agent_status_changed` for a pane as its record says now (status, agent and the
+    /// reported presentation).
+    pub fn agent_status_of(info: &PaneInfo) -> Event {
+        Event::PaneAgentStatusChanged {
+            pane_id: info.pane_id.clone(),
+            workspace_id: info.workspace_id.clone(),
+            agent_status: info.agent_status,
+            agent: info.agent.clone(),
+            title: info.title.clone(),
+            display_agent: info.display_agent.clone(),
+            state_labels: info.state_labels.clone(),
+        }
+    }
+
     /// The underscored kind: the envelope's `event` and the data's `type` (`pane_created`).
     pub fn kind(&self) -> &'static str {
         match self {

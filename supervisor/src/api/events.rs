@@ -346,15 +346,7 @@ fn current_status(shared: &Shared, pane_id: &str) -> Result<(String, Event), Api
     let session = shared.session();
     let key: PaneKey = session.resolve_pane(pane_id)?;
     let info = session.pane_info(key).ok_or_else(|| ApiError::pane_not_found(pane_id))?;
-    let event = Event::PaneAgentStatusChanged {
-        pane_id: info.pane_id.clone(),
-        workspace_id: info.workspace_id.clone(),
-        agent_status: info.agent_status,
-        agent: info.agent.clone(),
-        title: info.title.clone(),
-        display_agent: info.display_agent.clone(),
-        state_labels: info.state_labels.clone(),
-    };
+    let event = Event::agent_status_of(&info);
     Ok((info.pane_id, event))
 }
 

@@ -2,7 +2,6 @@
 //! the metadata, changes publish schema-valid events, a stale `seq` publishes nothing, and the
 //! expiry timer removes a token when its ttl runs out (on tokio's paused clock).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,28 +11,10 @@ use herdr_protocol::schema_check::{SchemaKind, validate};
 use serde_json::json;
 
 use super::*;
-use crate::ServerConfig;
 use crate::session::PaneKey;
 
 fn shared_with_pane() -> (Arc<Shared>, PaneKey) {
-    let shared = Shared::new(ServerConfig {
-        api_socket: PathBuf::from("/nonexistent/herdr.sock"),
-        client_socket: PathBuf::from("/nonexistent/herdr-client.sock"),
-        session_name: None,
-        worker_exe: PathBuf::from("/nonexistent/herdr-pane-worker"),
-        bin_path: PathBuf::from("/nonexistent/herdr"),
-        data_dir: PathBuf::from("/nonexistent/data"),
-        persist: false,
-        orphan_timeout: crate::DEFAULT_ORPHAN_TIMEOUT,
-        pane_history: false,
-        resume_agents: true,
-    });
-    let key = {
-        let mut session = shared.session();
-        session.handle_json("workspace.create", json!({})).and_then(Result::ok).expect("workspace");
-        session.pane_keys()[0]
-    };
-    (shared, key)
+    Shared::with_one_pane()
 }
 
 fn pane_params(v: serde_json::Value) -> PaneReportMetadataParams {

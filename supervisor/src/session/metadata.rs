@@ -117,15 +117,7 @@ impl Session {
         }
         let Some(info) = self.pane_info(key) else { return };
         if changed.presentation {
-            fx.event(Event::PaneAgentStatusChanged {
-                pane_id: info.pane_id.clone(),
-                workspace_id: info.workspace_id.clone(),
-                agent_status: info.agent_status,
-                agent: info.agent.clone(),
-                title: info.title.clone(),
-                display_agent: info.display_agent.clone(),
-                state_labels: info.state_labels.clone(),
-            });
+            fx.event(Event::agent_status_of(&info));
         }
         fx.event(Event::PaneUpdated { pane: Box::new(info) });
     }

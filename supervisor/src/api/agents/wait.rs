@@ -276,37 +276,18 @@ async fn activity_gate(
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
     use std::sync::Arc;
 
     use herdr_protocol::ipc::{DetectedState, IdentityReason, ScreenState};
     use serde_json::json;
 
     use super::*;
-    use crate::ServerConfig;
     use crate::session::Effects;
 
     /// A supervisor state with one workspace of one pane whose worker never started: the tests
     /// play the worker by feeding frames to the session.
     fn shared_with_pane() -> (Arc<Shared>, PaneKey) {
-        let shared = Shared::new(ServerConfig {
-            api_socket: PathBuf::from("/nonexistent/herdr.sock"),
-            client_socket: PathBuf::from("/nonexistent/herdr-client.sock"),
-            session_name: None,
-            worker_exe: PathBuf::from("/nonexistent/herdr-pane-worker"),
-            bin_path: PathBuf::from("/nonexistent/herdr"),
-            data_dir: PathBuf::from("/nonexistent/data"),
-            persist: false,
-            orphan_timeout: crate::DEFAULT_ORPHAN_TIMEOUT,
-            pane_history: false,
-            resume_agents: true,
-        });
-        let key = {
-            let mut session = shared.session();
-            session.handle_json("workspace.create", json!({})).and_then(Result::ok).expect("workspace");
-            session.pane_keys()[0]
-        };
-        (shared, key)
+        Shared::with_one_pane()
     }
 
     fn feed(shared: &Shared, change: impl FnOnce(&mut crate::session::Session) -> Effects) {
