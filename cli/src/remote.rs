@@ -51,7 +51,7 @@ pub struct RemoteArgs {
     /// ~/.ssh/config alias
     #[arg(long = "remote", value_name = "SSH_TARGET")]
     pub target: Option<String>,
-    /// Whose key bindings apply in a remote session (default local: this machine's [keys])
+    /// Whose key bindings apply in a remote session (default local: the keys section of this machine's config.toml)
     #[arg(long, value_enum, value_name = "WHOSE")]
     pub remote_keybindings: Option<RemoteKeybindings>,
     /// With --remote: hand an incompatible running server over to this build live
@@ -71,9 +71,9 @@ impl RemoteArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RemoteKeybindings {
-    /// This machine's config.toml [keys] (custom commands excluded), sent to the server
+    /// This machine's config.toml keys section (custom commands excluded), sent to the server
     Local,
-    /// The remote server's own [keys]
+    /// The remote server's own keys section
     Server,
 }
 
