@@ -180,6 +180,7 @@ impl Session {
                 ServerToClient::Bell => b"\x07".to_vec(),
                 ServerToClient::Clipboard(text) => clipboard::osc52(&text),
                 ServerToClient::MouseCapture { enabled } => terminal::mouse_capture(enabled),
+                ServerToClient::WindowTitle(title) => terminal::window_title(title.as_deref()),
                 ServerToClient::Notify { title, body, via: NotifyVia::Terminal } => {
                     notify::osc9(&title, body.as_deref(), std::env::var_os("TMUX").is_some())
                 }

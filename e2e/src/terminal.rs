@@ -22,6 +22,8 @@ pub struct TerminalClient {
     pub frames_seen: usize,
     /// `Bell`s received so far.
     pub bells: usize,
+    /// Every `WindowTitle` received so far, in order.
+    pub titles: Vec<Option<String>>,
 }
 
 impl TerminalClient {
@@ -40,6 +42,7 @@ impl TerminalClient {
             screen: Vec::new(),
             frames_seen: 0,
             bells: 0,
+            titles: Vec::new(),
         };
         client.send(&ClientToServer::Hello { version, cols, rows, encoding: Encoding::CellDiff });
         let welcome = client.recv(PATIENCE).expect("a Welcome");
@@ -72,6 +75,7 @@ impl TerminalClient {
                 match &msg {
                     ServerToClient::Frame(update) => self.apply(update),
                     ServerToClient::Bell => self.bells += 1,
+                    ServerToClient::WindowTitle(title) => self.titles.push(title.clone()),
                     _ => {}
                 }
                 return Some(msg);

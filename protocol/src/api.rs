@@ -31,7 +31,7 @@ pub use results::{
     PaneMoveResult, PaneNeighborResult, PaneResizeReason, PaneResizeResult, PaneSwapReason, PaneSwapResult,
     PaneZoomReason, PaneZoomResult, ServerBinary, ServerCapabilities, ServiceMode, ServiceState,
 };
-pub use results::{ConfigReloadStatus, NotificationShowReason};
+pub use results::{ClientWindowTitleReason, ConfigReloadStatus, NotificationShowReason};
 
 #[cfg(test)]
 mod golden_results;

@@ -77,6 +77,10 @@ pub enum ServerToClient {
     Clipboard(String),
     /// The supervisor ends this client's connection (`reason` is for the user).
     Shutdown { reason: ShutdownReason },
+    /// `client.window_title.*` for the foreground client: show this as the terminal's window
+    /// title, or (`None`) give the terminal back the title it had. A last variant, so peers
+    /// that predate it keep decoding every other message the same.
+    WindowTitle(Option<String>),
 }
 
 /// Where a [`ServerToClient::Notify`] goes.

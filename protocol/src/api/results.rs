@@ -190,6 +190,18 @@ pub enum NotificationShowReason {
     Busy,
 }
 
+/// `client_window_title.reason`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientWindowTitleReason {
+    /// `client.window_title.set`: the override is now this title.
+    Set,
+    /// `client.window_title.clear`: the terminal's own title is back.
+    Cleared,
+    /// No terminal client is attached to show a title.
+    NoForegroundClient,
+}
+
 /// `config_reload.status`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -360,6 +372,11 @@ pub enum ApiResult {
     NotificationShow {
         shown: bool,
         reason: NotificationShowReason,
+    },
+    /// `client.window_title.set|clear`: whether the override changed, and why (not).
+    ClientWindowTitle {
+        changed: bool,
+        reason: ClientWindowTitleReason,
     },
     /// `server.reload_config`: how much of the re-read config took effect, and what was wrong.
     ConfigReload {

@@ -41,6 +41,8 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             ServerRequest::ReloadAgentManifests(_) => agents::reload_manifests(shared).await,
         },
         Request::Client(ClientRequest::NotificationShow(p)) => ui_methods::notification_show(shared, p),
+        Request::Client(ClientRequest::WindowTitleSet(p)) => ui_methods::window_title_set(shared, p),
+        Request::Client(ClientRequest::WindowTitleClear(_)) => Ok(ui_methods::window_title_clear(shared)),
         Request::Client(ClientRequest::ProductAnnouncementDismiss(p)) => {
             client_methods::announcement_dismiss(p)
         }
@@ -133,8 +135,6 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
         request @ (Request::Plugin(_)
         | Request::Client(
             ClientRequest::CommandInvoke(_)
-            | ClientRequest::WindowTitleSet(_)
-            | ClientRequest::WindowTitleClear(_)
             | ClientRequest::ShellSurfaceSet(_)
             | ClientRequest::PopupClose(_),
         )) => not_implemented(&request),

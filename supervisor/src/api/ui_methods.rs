@@ -1,9 +1,10 @@
 //! Methods about what attached clients show: `notification.show` (a toast, or the configured
-//! desktop notification, in the foreground client) and `server.reload_config` (re-read
-//! `config.toml` and apply it to every client). The work itself is in [`crate::clients`].
+//! desktop notification, in the foreground client), `client.window_title.set|clear` (the
+//! foreground client's terminal title; the client restores its terminal's own title on clear and
+//! at detach) and `server.reload_config` (re-read `config.toml` and apply it to every client). The work itself is in [`crate::clients`].
 
-use herdr_protocol::api::requests::{NotificationShowParams, NotificationSound};
-use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, NotificationShowReason};
+use herdr_protocol::api::requests::{ClientWindowTitleSetParams, NotificationShowParams, NotificationSound};
+use herdr_protocol::api::{ApiError, ApiResult, ClientWindowTitleReason, ErrorCode, NotificationShowReason};
 
 use super::envelope::Failure;
 use crate::clients::notify::{self, Alert, Delivery};
@@ -45,6 +46,38 @@ pub fn notification_show(shared: &Shared, p: NotificationShowParams) -> Result<A
     }
 }
 
+/// A window title's length limit (characters, after control characters are removed).
+const MAX_WINDOW_TITLE: usize = 256;
+
+/// `client.window_title.set {title}` → `client_window_title` (`set`, or
+/// `no_foreground_client` with nothing changed while no terminal client is attached).
+pub fn window_title_set(shared: &Shared, p: ClientWindowTitleSetParams) -> Result<ApiResult, Failure> {
+    let title = notify::sanitize(&p.title, MAX_WINDOW_TITLE);
+    if title.is_empty() {
+        return Err(ApiError::new(ErrorCode::InvalidParams, "title must not be empty").into());
+    }
+    Ok(window_title(shared, Some(title)))
+}
+
+/// `client.window_title.clear {}` → `client_window_title` (`cleared`; `changed` says whether a
+/// title was set).
+pub fn window_title_clear(shared: &Shared) -> ApiResult {
+    window_title(shared, None)
+}
+
+fn window_title(shared: &Shared, title: Option<String>) -> ApiResult {
+    let screens = shared.screens();
+    if !screens.has_clients() {
+        return ApiResult::ClientWindowTitle {
+            changed: false,
+            reason: ClientWindowTitleReason::NoForegroundClient,
+        };
+    }
+    let reason =
+        if title.is_some() { ClientWindowTitleReason::Set } else { ClientWindowTitleReason::Cleared };
+    ApiResult::ClientWindowTitle { changed: screens.set_window_title(title), reason }
+}
+
 /// `server.reload_config {}` → `config_reload {status, diagnostics}`.
 pub fn reload(shared: &Shared) -> ApiResult {
     let outcome = reload_config(shared);
@@ -76,6 +109,16 @@ mod tests {
             NotificationShowReason::Busy,
         ] {
             check(&ApiResult::NotificationShow { shown: reason == NotificationShowReason::Shown, reason });
+        }
+        for reason in [
+            ClientWindowTitleReason::Set,
+            ClientWindowTitleReason::Cleared,
+            ClientWindowTitleReason::NoForegroundClient,
+        ] {
+            check(&ApiResult::ClientWindowTitle {
+                changed: reason != ClientWindowTitleReason::NoForegroundClient,
+                reason,
+            });
         }
         for status in [ConfigReloadStatus::Applied, ConfigReloadStatus::Partial, ConfigReloadStatus::Failed] {
             check(&ApiResult::ConfigReload {

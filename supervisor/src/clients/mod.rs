@@ -93,6 +93,8 @@ pub struct Screens {
     gate: Mutex<alert_gate::AlertGate>,
     /// Panes that rang the bell while no client showed them, until one does.
     bells: Mutex<HashSet<PaneKey>>,
+    /// The window title set by `client.window_title.set`, shown by the foreground client.
+    title: watch::Sender<Option<String>>,
 }
 
 impl Default for Screens {
@@ -106,6 +108,7 @@ impl Default for Screens {
             terminal_focused: AtomicBool::new(false),
             gate: Mutex::new(alert_gate::AlertGate::new(paint::TOAST_DURATION)),
             bells: Mutex::new(HashSet::new()),
+            title: watch::channel(None).0,
         }
     }
 }
@@ -266,6 +269,19 @@ impl Screens {
     /// Sends `alert` to the foreground client; false when no client is attached.
     pub(crate) fn alert(&self, alert: Alert) -> bool {
         self.alerts.send(alert).is_ok()
+    }
+
+    /// Sets (or with `None` clears) the window title override; whether it changed.
+    pub(crate) fn set_window_title(&self, title: Option<String>) -> bool {
+        self.title.send_if_modified(|current| {
+            let changed = *current != title;
+            *current = title;
+            changed
+        })
+    }
+
+    fn watch_window_title(&self) -> watch::Receiver<Option<String>> {
+        self.title.subscribe()
     }
 
     pub(crate) fn has_clients(&self) -> bool {

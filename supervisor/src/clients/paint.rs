@@ -130,6 +130,9 @@ pub(super) async fn run(
     let mut foreground = hub.foreground.subscribe();
     let mut stop = shared.shutdown_signal();
     let mut alerts = shared.screens().subscribe_alerts();
+    let mut title = shared.screens().watch_window_title();
+    // The title this client's terminal was last told to show (`None`: its own).
+    let mut title_shown: Option<String> = None;
     let mut toast: Option<Toast> = None;
     let mut last: Option<Frame> = None;
     // The frame before `last`, whose buffer the next paint draws into.
@@ -201,7 +204,16 @@ pub(super) async fn run(
             echo.painted(typed_at, focus);
             needs_paint = false;
         }
+        // The foreground client shows the override; any other gives its terminal its own back.
+        let wanted = if hub.registry().is_foreground(id) { title.borrow_and_update().clone() } else { None };
+        if wanted != title_shown {
+            if write_message(&mut writer, &ServerToClient::WindowTitle(wanted.clone())).await.is_err() {
+                return;
+            }
+            title_shown = wanted;
+        }
         tokio::select! {
+            Ok(()) = title.changed() => {}
             msg = control.recv() => {
                 let Some(msg) = msg else { return };
                 let closing = matches!(msg, ServerToClient::Shutdown { .. });
