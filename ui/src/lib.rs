@@ -30,6 +30,7 @@ pub mod keymap;
 pub mod menu;
 pub mod render;
 pub mod rows;
+pub mod title;
 pub mod visibility;
 
 #[cfg(test)]

@@ -131,8 +131,10 @@ pub(super) async fn run(
     let mut stop = shared.shutdown_signal();
     let mut alerts = shared.screens().subscribe_alerts();
     let mut title = shared.screens().watch_window_title();
-    // The title this client's terminal was last told to show (`None`: its own).
+    // The title this client's terminal was last told to show (`None`: its own), and the one
+    // `ui.window_title` makes of the session at the last whole paint.
     let mut title_shown: Option<String> = None;
+    let mut session_title: Option<String> = None;
     let mut toast: Option<Toast> = None;
     let mut last: Option<Frame> = None;
     // The frame before `last`, whose buffer the next paint draws into.
@@ -179,7 +181,8 @@ pub(super) async fn run(
                     let before = Before::read(&shared);
                     let overlays =
                         Overlays { toast: toast.as_ref(), modal: shown_modal.as_ref(), help: &help.borrow() };
-                    let frame = paint_frame(&hub, id, current, overlays, spare.take());
+                    let (frame, title) = paint_frame(&hub, id, current, overlays, spare.take());
+                    session_title = title;
                     // Must name everything paint_frame draws over the panes after composing.
                     let plain = current.mode == ModeBadge::Terminal
                         && !current.help
@@ -204,8 +207,13 @@ pub(super) async fn run(
             echo.painted(typed_at, focus);
             needs_paint = false;
         }
-        // The foreground client shows the override; any other gives its terminal its own back.
-        let wanted = if hub.registry().is_foreground(id) { title.borrow_and_update().clone() } else { None };
+        // The foreground client shows the override, else the session's title; any other gives
+        // its terminal its own title back.
+        let wanted = if hub.registry().is_foreground(id) {
+            title.borrow_and_update().clone().or_else(|| session_title.clone())
+        } else {
+            None
+        };
         if wanted != title_shown {
             if write_message(&mut writer, &ServerToClient::WindowTitle(wanted.clone())).await.is_err() {
                 return;
@@ -314,9 +322,16 @@ struct Overlays<'a> {
     help: &'a [(String, String)],
 }
 
-fn paint_frame(hub: &Hub, id: ClientId, view: View, overlays: Overlays<'_>, spare: Option<Buffer>) -> Frame {
+/// The frame and the session's window title (see `paint_panes`).
+fn paint_frame(
+    hub: &Hub,
+    id: ClientId,
+    view: View,
+    overlays: Overlays<'_>,
+    spare: Option<Buffer>,
+) -> (Frame, Option<String>) {
     let Overlays { toast, modal, help: help_rows } = overlays;
-    let mut frame = paint_panes(hub, id, view, spare);
+    let (mut frame, title) = paint_panes(hub, id, view, spare);
     let config = hub.config();
     let colors = &config.theme().colors;
     let screen = frame.buffer.area;
@@ -331,16 +346,26 @@ fn paint_frame(hub: &Hub, id: ClientId, view: View, overlays: Overlays<'_>, spar
         draw_help(&mut frame.buffer, screen, help_rows, colors);
         frame.cursor = None;
     }
-    frame
+    (frame, title)
 }
 
-fn paint_panes(hub: &Hub, id: ClientId, view: View, spare: Option<Buffer>) -> Frame {
+/// The supervisor's host name, for `{hostname}` in `ui.window_title`.
+fn hostname() -> &'static str {
+    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/hostname").map(|n| n.trim().to_owned()).unwrap_or_default()
+    })
+}
+
+/// The frame, and for the foreground client the window title `ui.window_title` makes of this
+/// session (`None` for another client, or when the format comes out empty).
+fn paint_panes(hub: &Hub, id: ClientId, view: View, spare: Option<Buffer>) -> (Frame, Option<String>) {
     let shared = &hub.shared;
     let (snapshot, panes) = capture(shared);
     let frame = compose_view(hub, view, &snapshot, &panes, spare);
     if !hub.registry().is_foreground(id) {
         visibility::sync(hub, &snapshot, &panes);
-        return frame;
+        return (frame, None);
     }
     let area = frame.layout.pane_area;
     let inset = content_inset(&frame.layout);
@@ -370,7 +395,8 @@ fn paint_panes(hub: &Hub, id: ClientId, view: View, spare: Option<Buffer>) -> Fr
     visibility::sync(hub, &snapshot, &panes);
     // The layout has this client's size now: agents waiting to resume start at their real size.
     crate::resumes::client_sized(shared);
-    frame
+    let title = herdr_ui::title::window_title(&hub.config().ui.window_title, &snapshot, hostname());
+    (frame, Some(title).filter(|t| !t.is_empty()))
 }
 
 /// Cells a pane box takes on each side in this frame layout (the mobile layout draws no boxes).
