@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use herdr_protocol::api::requests::{PaneReportMetadataParams, WorkspaceReportMetadataParams};
-use herdr_protocol::api::{ApiResult, Event};
+use herdr_protocol::api::{AgentStatus, ApiResult, Event};
 use herdr_protocol::schema_check::{SchemaKind, validate};
 use serde_json::json;
 
@@ -96,4 +96,29 @@ async fn an_expired_token_vanishes_and_the_update_is_published() {
     };
     tokio::time::timeout(Duration::from_secs(5), expired).await.expect("the ttl ran out within 5 s");
     assert_eq!(shared.session().next_metadata_expiry(), None, "nothing left to expire: no timer");
+}
+
+#[tokio::test]
+async fn a_detected_status_change_carries_the_reported_presentation() {
+    let (shared, key) = shared_with_pane();
+    let report = pane_params(json!({
+        "pane_id": "w1:p1", "source": "test:bot", "title": "Fix the build", "display_agent": "Bot",
+        "state_labels": {"working": "fixing"},
+    }));
+    assert!(matches!(report_pane(&shared, report).await, Ok(ApiResult::Ok)));
+    let cursor = shared.hub.cursor();
+    let effects = shared.session().set_pane_agent(key, Some("claude".into()), AgentStatus::Working);
+    shared.apply(effects);
+    let events = events_after(&shared, cursor);
+    let changed = events.iter().find_map(|e| match e {
+        Event::PaneAgentStatusChanged { title, display_agent, state_labels, .. } => {
+            Some((title.clone(), display_agent.clone(), state_labels.get("working").cloned()))
+        }
+        _ => None,
+    });
+    assert_eq!(
+        changed,
+        Some((Some("Fix the build".into()), Some("Bot".into()), Some("fixing".into()))),
+        "{events:?}"
+    );
 }

@@ -234,16 +234,12 @@ impl Session {
                 final_status,
             });
         }
-        if status_changed || agent_changed {
-            fx.event(Event::PaneAgentStatusChanged {
-                pane_id,
-                workspace_id,
-                agent_status: status,
-                agent,
-                title: None,
-                display_agent: None,
-                state_labels: Default::default(),
-            });
+        // The event carries the pane's reported presentation (title, display agent, state
+        // labels) as its record does, like the one `*.report_metadata` emits.
+        if (status_changed || agent_changed)
+            && let Some(info) = self.pane_info(key)
+        {
+            fx.event(Event::agent_status_of(&info));
         }
     }
 }
