@@ -229,7 +229,10 @@ pub enum WorkerRequest {
     /// that leaves copy mode and the viewport alone: the API's client-owned copy methods.
     /// Answered with [`WorkerResponse::Text`] (or `invalid_params` for a point past the text,
     /// `content_changed` when `revision` is given and the output moved on).
-    TextQuery { query: TextQuery, revision: Option<u64> },
+    TextQuery {
+        query: TextQuery,
+        revision: Option<u64>,
+    },
 }
 
 /// What [`WorkerRequest::TextQuery`] asks; points are `(row, col)` in screen coordinates.
@@ -246,11 +249,19 @@ pub enum TextQuery {
 /// The answer to a [`TextQuery`]; `revision` is the terminal's output count it was read at.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TextAnswer {
-    Moved { cursor: (u32, u16), revision: u64 },
+    Moved {
+        cursor: (u32, u16),
+        revision: u64,
+    },
     Selected(String),
     /// Inclusive `(start, end)` cell spans in reading order (at most `limit` of them),
     /// the number of matches in all, and the index of the one the search moved to.
-    Found { matches: Vec<((u32, u16), (u32, u16))>, total: u64, current: Option<u64>, revision: u64 },
+    Found {
+        matches: Vec<((u32, u16), (u32, u16))>,
+        total: u64,
+        current: Option<u64>,
+        revision: u64,
+    },
 }
 
 /// What copy mode or a mouse selection does. Copy mode keeps a cursor in the scrollback (screen

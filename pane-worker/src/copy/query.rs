@@ -46,8 +46,7 @@ pub fn search(doc: &impl CopyDocument, from: Pos, query: &str, backward: bool) -
     let target = search::find(doc, from, query, backward);
     let current = target.and_then(|t| starts.iter().position(|&s| s == t)).map(|i| i as u64);
     let total = starts.len() as u64;
-    let matches =
-        starts.into_iter().take(MATCH_LIMIT).map(|s| (s, match_end(doc, s, query))).collect();
+    let matches = starts.into_iter().take(MATCH_LIMIT).map(|s| (s, match_end(doc, s, query))).collect();
     Found { matches, total, current }
 }
 

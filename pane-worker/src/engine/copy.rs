@@ -85,7 +85,8 @@ impl Engine {
     /// stay as they are); `None` when a point is outside the text.
     pub fn text_query(&self, query: &TextQuery) -> Result<Option<TextAnswer>, EngineError> {
         let doc = TermDoc::new(&self.term)?;
-        let at = |(row, col): (u32, u16)| Some(Pos::new(row, col)).filter(|p| copy::query::contains(&doc, *p));
+        let at =
+            |(row, col): (u32, u16)| Some(Pos::new(row, col)).filter(|p| copy::query::contains(&doc, *p));
         let revision = self.revision();
         let answer = match query {
             TextQuery::Motion { cursor, motion } => {

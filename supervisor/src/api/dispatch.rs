@@ -11,8 +11,8 @@ use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, Request};
 
 use super::envelope::Failure;
 use super::{
-    agents, client_methods, copy_methods, events, hooks, integrations, metadata, panes, server_methods, ui_methods,
-    worktrees,
+    agents, client_methods, copy_methods, events, hooks, integrations, metadata, panes, server_methods,
+    ui_methods, worktrees,
 };
 use crate::state::Shared;
 
