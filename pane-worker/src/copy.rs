@@ -11,6 +11,7 @@
 //! the key bindings (the supervisor turns keys into `CopyRequest`s), drawing the overlay.
 
 mod motion;
+pub mod query;
 mod search;
 mod select;
 

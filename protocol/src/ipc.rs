@@ -225,6 +225,43 @@ pub enum WorkerRequest {
     /// `Ok`; the new [`CopyView`] arrives in the next [`WorkerEvent::Damage`] (sent at once when
     /// only the overlay changed), so the overlay always matches the rows it is drawn over.
     Copy(CopyRequest),
+    /// A question about the pane's text in screen coordinates (row 0: the oldest history row)
+    /// that leaves copy mode and the viewport alone: the API's client-owned copy methods.
+    /// Answered with [`WorkerResponse::Text`] (or `invalid_params` for a point past the text,
+    /// `content_changed` when `revision` is given and the output moved on).
+    TextQuery {
+        query: TextQuery,
+        revision: Option<u64>,
+    },
+}
+
+/// What [`WorkerRequest::TextQuery`] asks; points are `(row, col)` in screen coordinates.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TextQuery {
+    /// Where `motion` takes a cursor at `cursor`.
+    Motion { cursor: (u32, u16), motion: CopyMotion },
+    /// The text from `anchor` to `cursor` inclusive (either order).
+    Selection { anchor: (u32, u16), cursor: (u32, u16) },
+    /// Copy mode's literal smart-case search from `cursor`, the match it moves to and all matches.
+    Search { query: String, backward: bool, cursor: (u32, u16) },
+}
+
+/// The answer to a [`TextQuery`]; `revision` is the terminal's output count it was read at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TextAnswer {
+    Moved {
+        cursor: (u32, u16),
+        revision: u64,
+    },
+    Selected(String),
+    /// Inclusive `(start, end)` cell spans in reading order (at most `limit` of them),
+    /// the number of matches in all, and the index of the one the search moved to.
+    Found {
+        matches: Vec<((u32, u16), (u32, u16))>,
+        total: u64,
+        current: Option<u64>,
+        revision: u64,
+    },
 }
 
 /// What copy mode or a mouse selection does. Copy mode keeps a cursor in the scrollback (screen
@@ -463,6 +500,8 @@ pub enum WorkerResponse {
         code: String,
         message: String,
     },
+    /// The answer to a [`WorkerRequest::TextQuery`].
+    Text(TextAnswer),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

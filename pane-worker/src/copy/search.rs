@@ -68,6 +68,15 @@ pub fn find(doc: &impl CopyDocument, from: Pos, query: &str, backward: bool) -> 
     None
 }
 
+/// Every match of `query` (smart case) in the document, in reading order.
+pub fn all(doc: &impl CopyDocument, query: &str) -> Vec<Pos> {
+    let fold = !query.chars().any(char::is_uppercase);
+    let needle: Vec<char> = query.chars().map(|c| fold_char(c, fold)).collect();
+    (0..doc.row_count())
+        .flat_map(|row| row_matches(doc, row, &needle, fold).into_iter().map(move |col| Pos::new(row, col)))
+        .collect()
+}
+
 /// Columns where `needle` starts in `row`, left to right. A match may run on into the rows this
 /// one soft-wraps into (one long line on screen), but it must start in this row.
 fn row_matches(doc: &impl CopyDocument, row: u32, needle: &[char], fold: bool) -> Vec<u16> {

@@ -19,7 +19,7 @@ use std::{
     rc::Rc,
 };
 
-use herdr_protocol::ipc::{CopyRequest, CopyView, ReadFormat};
+use herdr_protocol::ipc::{CopyRequest, CopyView, ReadFormat, TextAnswer, TextQuery};
 use libghostty_vt::{
     Terminal,
     fmt::{Format, Formatter, FormatterOptions},
@@ -79,6 +79,39 @@ impl Engine {
         self.sync_copy_positions()?;
         let doc = TermDoc::new(&self.term)?;
         Ok(self.copy.state.as_ref().map(|state| copy::view(state, &doc)))
+    }
+
+    /// Answers a question about the text from a caller's own points (copy mode and the viewport
+    /// stay as they are); `None` when a point is outside the text.
+    pub fn text_query(&self, query: &TextQuery) -> Result<Option<TextAnswer>, EngineError> {
+        let doc = TermDoc::new(&self.term)?;
+        let at =
+            |(row, col): (u32, u16)| Some(Pos::new(row, col)).filter(|p| copy::query::contains(&doc, *p));
+        let revision = self.revision();
+        let answer = match query {
+            TextQuery::Motion { cursor, motion } => {
+                let Some(from) = at(*cursor) else { return Ok(None) };
+                let to = copy::query::motion_from(&doc, from, *motion);
+                TextAnswer::Moved { cursor: (to.row, to.col), revision }
+            }
+            TextQuery::Selection { anchor, cursor } => {
+                let (Some(anchor), Some(cursor)) = (at(*anchor), at(*cursor)) else { return Ok(None) };
+                let (start, end) = copy::query::span(&doc, anchor, cursor);
+                TextAnswer::Selected(self.format_span(start, end)?)
+            }
+            TextQuery::Search { query, backward, cursor } => {
+                let Some(from) = at(*cursor) else { return Ok(None) };
+                let found = copy::query::search(&doc, from, query, *backward);
+                let point = |p: Pos| (p.row, p.col);
+                TextAnswer::Found {
+                    matches: found.matches.into_iter().map(|(a, b)| (point(a), point(b))).collect(),
+                    total: found.total,
+                    current: found.current,
+                    revision,
+                }
+            }
+        };
+        Ok(Some(answer))
     }
 
     /// A mouse selection is shown outside copy mode (typing clears it).

@@ -46,6 +46,7 @@ impl Pane {
                 Err(err) => error("internal_error", format!("could not handle the mouse: {err}")),
             },
             WorkerRequest::Copy(req) => return self.on_copy(id, &req),
+            WorkerRequest::TextQuery { query, revision } => self.text_query(&query, revision),
             WorkerRequest::TypeKey { bytes, key } => self.type_key(&bytes, &key)?,
             WorkerRequest::Scroll(to) => {
                 self.respond(id, WorkerResponse::Ok)?;

@@ -4,7 +4,7 @@
 //! Not here: what copy requests mean (`copy`) or how the terminal carries them out
 //! (`engine::copy`); when copy mode ends on typing (the supervisor decides).
 
-use herdr_protocol::ipc::{CopyRequest, ScrollTo, WorkerResponse};
+use herdr_protocol::ipc::{CopyRequest, ScrollTo, TextQuery, WorkerResponse};
 
 use super::{Pane, requests::error};
 use crate::{WorkerError, keys};
@@ -24,6 +24,21 @@ impl Pane {
         };
         self.respond(id, response)?;
         self.screen_changed()
+    }
+
+    /// A client-owned copy question (`pane.copy_motion` and friends). A `revision` the output
+    /// has moved past is refused: the caller's points may no longer be on the text it meant.
+    pub(super) fn text_query(&self, query: &TextQuery, revision: Option<u64>) -> WorkerResponse {
+        let now = self.engine.revision();
+        if revision.is_some_and(|r| r != now) {
+            let message = format!("the pane's content changed (revision {now}, asked about {revision:?})");
+            return error("content_changed", message);
+        }
+        match self.engine.text_query(query) {
+            Ok(Some(answer)) => WorkerResponse::Text(answer),
+            Ok(None) => error("invalid_params", "a point is outside the pane's text".to_owned()),
+            Err(err) => error("internal_error", format!("could not read the pane's text: {err}")),
+        }
     }
 
     /// A key the user typed: the program's keyboard-mode encoding when it differs from what the

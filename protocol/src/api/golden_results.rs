@@ -64,6 +64,9 @@ fn result_type(result: &ApiResult) -> &'static str {
         ApiResult::WorktreeCreated { .. } => "worktree_created",
         ApiResult::WorktreeOpened { .. } => "worktree_opened",
         ApiResult::WorktreeRemoved { .. } => "worktree_removed",
+        ApiResult::PaneSelection { .. } => "pane_selection",
+        ApiResult::PaneCopyMotion { .. } => "pane_copy_motion",
+        ApiResult::PaneCopySearch { .. } => "pane_copy_search",
     }
 }
 
@@ -115,6 +118,9 @@ const TYPES: &[&str] = &[
     "worktree_created",
     "worktree_opened",
     "worktree_removed",
+    "pane_selection",
+    "pane_copy_motion",
+    "pane_copy_search",
 ];
 
 #[test]

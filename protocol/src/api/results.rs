@@ -361,6 +361,28 @@ pub enum ApiResult {
     WaitMatched {
         event: serde_json::Value,
     },
+    /// `pane.selection.read`: the text between two client-owned points.
+    PaneSelection {
+        pane_id: String,
+        text: String,
+    },
+    /// `pane.copy_motion`: where the motion put the cursor.
+    PaneCopyMotion {
+        pane_id: String,
+        cursor: crate::api::requests::PaneTextPoint,
+        content_revision: u64,
+    },
+    /// `pane.copy_search`: the matches and which one the cursor moved to.
+    PaneCopySearch {
+        pane_id: String,
+        content_revision: u64,
+        matches: Vec<crate::api::requests::PaneTextRange>,
+        total: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        current: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        current_global: Option<u64>,
+    },
     OutputMatched {
         pane_id: String,
         revision: u64,

@@ -11,8 +11,8 @@ use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, Request};
 
 use super::envelope::Failure;
 use super::{
-    agents, client_methods, events, hooks, integrations, metadata, panes, server_methods, ui_methods,
-    worktrees,
+    agents, client_methods, copy_methods, events, hooks, integrations, metadata, panes, server_methods,
+    ui_methods, worktrees,
 };
 use crate::state::Shared;
 
@@ -79,11 +79,12 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             | PaneRequest::Focus(_)
             | PaneRequest::Rename(_)
             | PaneRequest::Close(_)) => session(shared, Request::Pane(request)).await,
-            request @ (PaneRequest::EditScrollback(_)
-            | PaneRequest::SelectionRead(_)
-            | PaneRequest::CopyMotion(_)
-            | PaneRequest::CopySearch(_)
-            | PaneRequest::LinkActivate(_)) => not_implemented(&Request::Pane(request)),
+            PaneRequest::SelectionRead(p) => copy_methods::selection_read(shared, p).await,
+            PaneRequest::CopyMotion(p) => copy_methods::copy_motion(shared, p).await,
+            PaneRequest::CopySearch(p) => copy_methods::copy_search(shared, p).await,
+            request @ (PaneRequest::EditScrollback(_) | PaneRequest::LinkActivate(_)) => {
+                not_implemented(&Request::Pane(request))
+            }
             PaneRequest::ReportMetadata(p) => metadata::report_pane(shared, p).await,
         },
         Request::Events(EventsRequest::Wait(p)) => events::wait(shared, p).await,

@@ -3,6 +3,7 @@
 
 mod agents;
 mod client_methods;
+mod copy_methods;
 pub mod dispatch;
 pub mod envelope;
 mod events;
