@@ -43,7 +43,7 @@ use crate::grid::{CursorPlacement, GridCell};
 
 pub mod version;
 
-pub use version::{IPC_BASE_VERSION, IPC_VERSION, MIN_IPC_VERSION, VersionRange};
+pub use version::{FACTS_VERSION, IPC_BASE_VERSION, IPC_VERSION, MIN_IPC_VERSION, VersionRange};
 
 /// Shortest time between two damages of the focused pane (about 120 a second).
 pub const FOCUSED_FRAME_INTERVAL_MS: u64 = 8;
@@ -225,6 +225,9 @@ pub enum WorkerRequest {
     /// `Ok`; the new [`CopyView`] arrives in the next [`WorkerEvent::Damage`] (sent at once when
     /// only the overlay changed), so the overlay always matches the rows it is drawn over.
     Copy(CopyRequest),
+    /// The pane's live facts for its API record (`pane.get`, `pane.list`, ...), answered with
+    /// [`WorkerResponse::Facts`]. Link version [`version::FACTS_VERSION`] and later.
+    Facts,
 }
 
 /// What copy mode or a mouse selection does. Copy mode keeps a cursor in the scrollback (screen
@@ -463,6 +466,20 @@ pub enum WorkerResponse {
         code: String,
         message: String,
     },
+    /// Answer to [`WorkerRequest::Facts`].
+    Facts(PaneFacts),
+}
+
+/// What a pane's record shows live: where its program and its foreground job are, and how far
+/// its scrollback reaches, whether a client shows the pane or not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaneFacts {
+    /// `/proc/<program pid>/cwd` (None once the program ended or when it cannot be read).
+    pub cwd: Option<String>,
+    /// `/proc/<foreground process group leader>/cwd` (None without a foreground group).
+    pub foreground_cwd: Option<String>,
+    pub scroll: ScrollPosition,
+    pub viewport_rows: u16,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
