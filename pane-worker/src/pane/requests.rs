@@ -1,5 +1,5 @@
 //! The pane's answers to supervisor requests: reads, input, output waits and watches, process
-//! info, detection controls, resizes, mouse and scrolling.
+//! info and live facts (cwds, scrollback metrics), detection controls, resizes, mouse and scrolling.
 //!
 //! A held pane (its program never started or failed at once) answers reads, waits, resizes,
 //! scrolling and copy mode from its terminal like any pane; input of every kind answers

@@ -50,7 +50,9 @@ fn pane_ids(result: &ApiResult) -> Vec<&str> {
     match result {
         ApiResult::PaneInfo { pane } | ApiResult::PaneCurrent { pane } => vec![pane.pane_id.as_str()],
         ApiResult::PaneList { panes } => panes.iter().map(|p| p.pane_id.as_str()).collect(),
-        ApiResult::SessionSnapshot { snapshot } => snapshot.panes.iter().map(|p| p.pane_id.as_str()).collect(),
+        ApiResult::SessionSnapshot { snapshot } => {
+            snapshot.panes.iter().map(|p| p.pane_id.as_str()).collect()
+        }
         ApiResult::AgentInfo { agent } => vec![agent.pane_id.as_str()],
         ApiResult::AgentList { agents } => agents.iter().map(|a| a.pane_id.as_str()).collect(),
         _ => Vec::new(),

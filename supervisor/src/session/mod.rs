@@ -347,7 +347,12 @@ impl Session {
     }
 
     /// What the pane's worker last told of its foreground job and scrollback (records only).
-    pub fn set_pane_live_facts(&mut self, key: PaneKey, foreground_cwd: Option<String>, scroll: PaneScrollInfo) {
+    pub fn set_pane_live_facts(
+        &mut self,
+        key: PaneKey,
+        foreground_cwd: Option<String>,
+        scroll: PaneScrollInfo,
+    ) {
         if let Some(pane) = self.panes.get_mut(&key) {
             pane.foreground_cwd = foreground_cwd;
             pane.scroll = Some(scroll);
