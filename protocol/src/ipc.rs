@@ -43,7 +43,7 @@ use crate::grid::{CursorPlacement, GridCell};
 
 pub mod version;
 
-pub use version::{IPC_BASE_VERSION, IPC_VERSION, MIN_IPC_VERSION, VersionRange};
+pub use version::{FACTS_VERSION, IPC_BASE_VERSION, IPC_VERSION, MIN_IPC_VERSION, VersionRange};
 
 /// Shortest time between two damages of the focused pane (about 120 a second).
 pub const FOCUSED_FRAME_INTERVAL_MS: u64 = 8;
@@ -228,11 +228,15 @@ pub enum WorkerRequest {
     /// A question about the pane's text in screen coordinates (row 0: the oldest history row)
     /// that leaves copy mode and the viewport alone: the API's client-owned copy methods.
     /// Answered with [`WorkerResponse::Text`] (or `invalid_params` for a point past the text,
-    /// `content_changed` when `revision` is given and the output moved on).
+    /// `content_changed` when `revision` is given and the output moved on). New at link version
+    /// [`version::FACTS_VERSION`], like [`WorkerRequest::Facts`].
     TextQuery {
         query: TextQuery,
         revision: Option<u64>,
     },
+    /// The pane's live facts for its API record (`pane.get`, `pane.list`, ...), answered with
+    /// [`WorkerResponse::Facts`]. Link version [`version::FACTS_VERSION`] and later.
+    Facts,
 }
 
 /// What [`WorkerRequest::TextQuery`] asks; points are `(row, col)` in screen coordinates.
@@ -502,6 +506,20 @@ pub enum WorkerResponse {
     },
     /// The answer to a [`WorkerRequest::TextQuery`].
     Text(TextAnswer),
+    /// Answer to [`WorkerRequest::Facts`].
+    Facts(PaneFacts),
+}
+
+/// What a pane's record shows live: where its program and its foreground job are, and how far
+/// its scrollback reaches, whether a client shows the pane or not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaneFacts {
+    /// `/proc/<program pid>/cwd` (None once the program ended or when it cannot be read).
+    pub cwd: Option<String>,
+    /// `/proc/<foreground process group leader>/cwd` (None without a foreground group).
+    pub foreground_cwd: Option<String>,
+    pub scroll: ScrollPosition,
+    pub viewport_rows: u16,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,12 +1,12 @@
 //! The pane's answers to supervisor requests: reads, input, output waits and watches, process
-//! info, detection controls, resizes, mouse and scrolling.
+//! info and live facts (cwds, scrollback metrics), detection controls, resizes, mouse and scrolling.
 //!
 //! A held pane (its program never started or failed at once) answers reads, waits, resizes,
 //! scrolling and copy mode from its terminal like any pane; input of every kind answers
 //! `pane_send_failed` (the public input error code), since there is no program to receive it.
 
 use herdr_protocol::ipc::{
-    ProcessInfo, ReadOutput, ReadSpec, ScrollTo, WorkerEvent, WorkerRequest, WorkerResponse,
+    PaneFacts, ProcessInfo, ReadOutput, ReadSpec, ScrollTo, WorkerEvent, WorkerRequest, WorkerResponse,
     WorkerToSupervisor,
 };
 
@@ -94,6 +94,7 @@ impl Pane {
                 };
             }
             WorkerRequest::ProcessInfo => WorkerResponse::ProcessInfo(self.process_info()),
+            WorkerRequest::Facts => self.facts(),
             WorkerRequest::Explain => WorkerResponse::Explain(self.detection.explain(&self.engine)),
             WorkerRequest::SetScansSuspended(suspended) => {
                 self.detection.set_scans_suspended(suspended, std::time::Instant::now());
@@ -232,6 +233,22 @@ impl Pane {
             tty: self.pty.slave_path(),
             foreground_processes: foreground.map(procinfo::foreground_processes).unwrap_or_default(),
         }
+    }
+
+    fn facts(&self) -> WorkerResponse {
+        let running = matches!(self.life, Life::Running(_));
+        let (scroll, (_, rows)) = match (self.engine.scroll_position(), self.engine.size()) {
+            (Ok(scroll), Ok(size)) => (scroll, size),
+            (Err(err), _) | (_, Err(err)) => {
+                return error("internal_error", format!("could not read the terminal: {err}"));
+            }
+        };
+        WorkerResponse::Facts(PaneFacts {
+            cwd: procinfo::live_cwd(self.child_pid).filter(|_| running),
+            foreground_cwd: self.pty.foreground_pgrp().filter(|_| running).and_then(procinfo::live_cwd),
+            scroll,
+            viewport_rows: rows,
+        })
     }
 
     /// Makes an adopted program redraw: resize the PTY, and if the size did not change (so the

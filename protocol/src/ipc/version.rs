@@ -10,11 +10,15 @@
 /// frame shape of this version is frozen.
 pub const IPC_BASE_VERSION: u32 = 11;
 
-/// The link version this build speaks natively: the base plus `HERDR_LINK_VERSION_BUMP` (a
+/// The link version this build speaks natively: the newest frames' version plus `HERDR_LINK_VERSION_BUMP` (a
 /// decimal number, read at compile time) so a second build with another link version can be made
 /// for the worker-upgrade drill without editing code. rustc tracks `option_env!`, so setting the
 /// variable rebuilds only the crates that depend on this constant.
-pub const IPC_VERSION: u32 = IPC_BASE_VERSION + link_version_bump();
+pub const IPC_VERSION: u32 = FACTS_VERSION + link_version_bump();
+
+/// The link version that added `WorkerRequest::Facts` and `WorkerResponse::Facts`: never sent
+/// to a worker on an older link.
+pub const FACTS_VERSION: u32 = 12;
 
 /// The oldest link version this build still drives (as a supervisor) or serves (as a worker).
 pub const MIN_IPC_VERSION: u32 = IPC_BASE_VERSION;

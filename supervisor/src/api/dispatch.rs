@@ -11,8 +11,8 @@ use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, Request};
 
 use super::envelope::Failure;
 use super::{
-    agents, client_methods, copy_methods, events, hooks, integrations, metadata, panes, server_methods,
-    ui_methods, worktrees,
+    agents, client_methods, copy_methods, events, hooks, integrations, metadata, pane_facts, panes,
+    server_methods, ui_methods, worktrees,
 };
 use crate::state::Shared;
 
@@ -63,9 +63,9 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             PaneRequest::GraphicsInfo(p) => client_methods::graphics(shared, &p.pane_id),
             PaneRequest::GraphicsSet(p) => client_methods::graphics(shared, &p.pane_id),
             PaneRequest::GraphicsClear(p) => client_methods::graphics(shared, &p.pane_id),
-            // The model's records, with the scroll position only the pane's worker knows.
+            // The model's records, with the live facts only the pane's worker knows.
             request @ (PaneRequest::Get(_) | PaneRequest::List(_) | PaneRequest::Current(_)) => {
-                session(shared, Request::Pane(request)).await.map(|result| panes::with_scroll(shared, result))
+                Ok(pane_facts::fill(shared, session(shared, Request::Pane(request)).await?).await)
             }
             request @ (PaneRequest::Split(_)
             | PaneRequest::Swap(_)
@@ -93,8 +93,8 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             Err(ApiError::internal(format!("{} is a stream, not a call", request.method())).into())
         }
         Request::Agent(request) => match request {
-            AgentRequest::List(_) => agents::list(shared).await,
-            AgentRequest::Get(p) => agents::get(shared, p).await,
+            AgentRequest::List(_) => Ok(pane_facts::fill(shared, agents::list(shared).await?).await),
+            AgentRequest::Get(p) => Ok(pane_facts::fill(shared, agents::get(shared, p).await?).await),
             AgentRequest::Focus(p) => agents::focus(shared, p).await,
             AgentRequest::Rename(p) => agents::rename(shared, p).await,
             AgentRequest::Read(p) => agents::read(shared, p).await,
@@ -111,11 +111,13 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             IntegrationRequest::Install(p) => integrations::install(p),
             IntegrationRequest::Uninstall(p) => integrations::uninstall(p),
         },
-        request @ (Request::Session(SessionRequest::Snapshot(_))
-        | Request::Layout(
+        request @ Request::Session(SessionRequest::Snapshot(_)) => {
+            Ok(pane_facts::fill(shared, session(shared, request).await?).await)
+        }
+        request @ Request::Layout(
             LayoutRequest::Export(_) | LayoutRequest::Apply(_) | LayoutRequest::SetSplitRatio(_),
         )
-        | Request::Tab(_)) => session(shared, request).await,
+        | request @ Request::Tab(_) => session(shared, request).await,
         Request::Workspace(request) => match request {
             WorkspaceRequest::ReportMetadata(p) => metadata::report_workspace(shared, p).await,
             request @ (WorkspaceRequest::Create(_)

@@ -10,6 +10,7 @@ mod events;
 mod hooks;
 mod integrations;
 mod metadata;
+mod pane_facts;
 mod panes;
 mod server_methods;
 pub mod transport;

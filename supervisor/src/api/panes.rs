@@ -8,8 +8,8 @@ use herdr_protocol::api::requests::{
 use std::time::Duration;
 
 use herdr_protocol::api::{
-    ApiError, ApiResult, ErrorCode, PaneInfo, PaneProcessInfo, PaneProcessInfoProcess, PaneReadResult,
-    PaneScrollInfo, ReadFormat, ReadSource,
+    ApiError, ApiResult, ErrorCode, PaneProcessInfo, PaneProcessInfoProcess, PaneReadResult, ReadFormat,
+    ReadSource,
 };
 use herdr_protocol::ipc::{self, Matcher, ReadSpec, WorkerRequest, WorkerResponse};
 
@@ -126,25 +126,6 @@ pub async fn scroll(shared: &Shared, p: PaneScrollParams) -> Result<ApiResult, F
         rows => ipc::ScrollTo::OffsetFromBottom(rows),
     };
     expect_ok(ask(shared, &target, WorkerRequest::Scroll(to)).await?)
-}
-
-/// Fills `PaneInfo.scroll` for the panes a client shows (their workers report where the
-/// viewport is with every screen change); a hidden pane's stays unset.
-pub fn with_scroll(shared: &Shared, mut result: ApiResult) -> ApiResult {
-    let fill = |pane: &mut PaneInfo| {
-        let Ok(key) = shared.session().resolve_pane(&pane.pane_id) else { return };
-        pane.scroll = shared.screens().scroll_info(key).map(|(at, rows)| PaneScrollInfo {
-            offset_from_bottom: u64::from(at.offset_from_bottom),
-            max_offset_from_bottom: u64::from(at.max_offset_from_bottom),
-            viewport_rows: u64::from(rows),
-        });
-    };
-    match &mut result {
-        ApiResult::PaneInfo { pane } | ApiResult::PaneCurrent { pane } => fill(pane),
-        ApiResult::PaneList { panes } => panes.iter_mut().for_each(fill),
-        _ => {}
-    }
-    result
 }
 
 fn expect_ok(response: WorkerResponse) -> Result<ApiResult, Failure> {

@@ -49,7 +49,7 @@ mod tests_schema;
 use herdr_protocol::api::requests::{
     LayoutRequest, PaneRequest, SessionRequest, TabRequest, WorkspaceRequest,
 };
-use herdr_protocol::api::{ApiError, ApiResult, Event, Request};
+use herdr_protocol::api::{ApiError, ApiResult, Event, PaneScrollInfo, Request};
 use herdr_protocol::ipc::WorkerRequest;
 
 pub use agents::agent_not_found;
@@ -338,11 +338,24 @@ impl Session {
         self.panes.iter().find(|(_, p)| p.uid == uid).map(|(key, _)| *key)
     }
 
-    /// The cwd the OS reports for the pane's foreground process. Stored for saving only: it
-    /// publishes nothing (`cwd` in the public records stays the program's own report).
+    /// The cwd the OS reports for the pane's program: saved, and the public records' `cwd`
+    /// (the program's own report only until the first one arrives). Publishes no event.
     pub fn set_pane_live_cwd(&mut self, key: PaneKey, cwd: String) {
         if let Some(pane) = self.panes.get_mut(&key) {
             pane.live_cwd = Some(cwd);
+        }
+    }
+
+    /// What the pane's worker last told of its foreground job and scrollback (records only).
+    pub fn set_pane_live_facts(
+        &mut self,
+        key: PaneKey,
+        foreground_cwd: Option<String>,
+        scroll: PaneScrollInfo,
+    ) {
+        if let Some(pane) = self.panes.get_mut(&key) {
+            pane.foreground_cwd = foreground_cwd;
+            pane.scroll = Some(scroll);
         }
     }
 

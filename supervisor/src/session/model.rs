@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasher, RandomState};
 
 use herdr_protocol::api::requests::RightClickTarget;
-use herdr_protocol::api::{AgentStatus, SplitDirection};
+use herdr_protocol::api::{AgentStatus, PaneScrollInfo, SplitDirection};
 
 use super::PaneKey;
 use super::ids;
@@ -29,6 +29,10 @@ pub(super) struct Pane {
     /// The cwd the OS shows for the pane's foreground process, when the worker can read it;
     /// preferred over `cwd` when saving, since many shells never report theirs.
     pub live_cwd: Option<String>,
+    /// The cwd of the foreground process group's leader, as the worker last told it.
+    pub foreground_cwd: Option<String>,
+    /// Where the viewport and the scrollback were at the last look.
+    pub scroll: Option<PaneScrollInfo>,
     pub terminal_title: Option<String>,
     pub terminal_title_stripped: Option<String>,
     pub agent: Option<String>,
@@ -284,6 +288,8 @@ impl Session {
                 label: None,
                 cwd,
                 live_cwd: None,
+                foreground_cwd: None,
+                scroll: None,
                 terminal_title: None,
                 terminal_title_stripped: None,
                 agent: None,

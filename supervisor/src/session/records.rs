@@ -88,8 +88,8 @@ impl Session {
             workspace_id: ws_id,
             tab_id: self.tab_public_id(loc.wi, loc.ti),
             focused: self.is_focused(key),
-            cwd: pane.cwd.clone(),
-            foreground_cwd: None,
+            cwd: pane.live_cwd.clone().or_else(|| pane.cwd.clone()),
+            foreground_cwd: pane.foreground_cwd.clone(),
             label: pane.label.clone(),
             agent: pane.agent.clone(),
             title: pane.metadata.title().map(str::to_owned),
@@ -100,7 +100,7 @@ impl Session {
             state_labels: pane.metadata.state_labels().clone(),
             tokens: pane.metadata.tokens.values(),
             agent_session: pane.agent_state.session_ref().cloned(),
-            scroll: None,
+            scroll: pane.scroll,
             revision: pane.revision,
         })
     }

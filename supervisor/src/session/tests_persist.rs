@@ -169,8 +169,8 @@ fn saving_prefers_the_live_cwd_and_ids_are_file_local() {
     let (restored, fx) = Session::restore(through_the_file(&saved), 120, 40);
     let spawn = fx.spawns.iter().find(|sp| sp.pane_id == pane_id).expect("p1");
     assert_eq!(spawn.cwd.as_deref(), Some("/src/api/deep"));
-    // The live cwd was only stored: the public record still shows the program's report.
-    assert_eq!(call(&mut s, "pane.get", json!({"pane_id": pane_id})).0["pane"]["cwd"], "/src/api");
+    // The public record follows the live cwd too (the program's report was "/src/api").
+    assert_eq!(call(&mut s, "pane.get", json!({"pane_id": pane_id})).0["pane"]["cwd"], "/src/api/deep");
     // Raw ids run 1, 2, … in display order, whatever the internal keys were.
     let raws: Vec<u32> =
         saved.workspaces.iter().flat_map(|w| &w.tabs).flat_map(|t| t.layout.leaves()).collect();
