@@ -251,24 +251,30 @@ fn adopt_pane(
     Ok(pane)
 }
 
+/// A worker command line other than `--ipc-fd N`.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ArgsError {
+    #[error("usage: herdr-pane-worker --ipc-fd N")]
+    Usage,
+    #[error("--ipc-fd takes a file descriptor number, got {0:?}")]
+    NotANumber(String),
+    #[error("--ipc-fd {0} is a standard stream, not a socket")]
+    StandardStream(i32),
+}
+
 /// Parses the worker's command line: exactly `--ipc-fd N` (or `--ipc-fd=N`).
-pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<i32, String> {
+pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<i32, ArgsError> {
     let args: Vec<String> = args.into_iter().collect();
     let value = match args.as_slice() {
         [flag, value] if flag == "--ipc-fd" => value.as_str(),
-        [flag] => flag.strip_prefix("--ipc-fd=").ok_or_else(usage)?,
-        _ => return Err(usage()),
+        [flag] => flag.strip_prefix("--ipc-fd=").ok_or(ArgsError::Usage)?,
+        _ => return Err(ArgsError::Usage),
     };
-    let fd: i32 =
-        value.parse().map_err(|_| format!("--ipc-fd takes a file descriptor number, got {value:?}"))?;
+    let fd: i32 = value.parse().map_err(|_| ArgsError::NotANumber(value.to_owned()))?;
     if fd < 3 {
-        return Err(format!("--ipc-fd {fd} is a standard stream, not a socket"));
+        return Err(ArgsError::StandardStream(fd));
     }
     Ok(fd)
-}
-
-fn usage() -> String {
-    "usage: herdr-pane-worker --ipc-fd N".to_string()
 }
 
 #[cfg(test)]
@@ -280,9 +286,18 @@ mod tests {
         let a = |v: &[&str]| parse_args(v.iter().map(|s| s.to_string()));
         assert_eq!(a(&["--ipc-fd", "5"]), Ok(5));
         assert_eq!(a(&["--ipc-fd=7"]), Ok(7));
-        assert!(a(&[]).is_err());
-        assert!(a(&["--ipc-fd", "x"]).is_err());
-        assert!(a(&["--ipc-fd", "1"]).is_err());
-        assert!(a(&["--ipc-fd", "5", "extra"]).is_err());
+        assert_eq!(a(&[]), Err(ArgsError::Usage));
+        assert_eq!(
+            a(&["--ipc-fd", "x"]).map_err(|e| e.to_string()),
+            Err(r#"--ipc-fd takes a file descriptor number, got "x""#.to_owned())
+        );
+        assert_eq!(
+            a(&["--ipc-fd", "1"]).map_err(|e| e.to_string()),
+            Err("--ipc-fd 1 is a standard stream, not a socket".to_owned())
+        );
+        assert_eq!(
+            a(&["--ipc-fd", "5", "extra"]).map_err(|e| e.to_string()),
+            Err("usage: herdr-pane-worker --ipc-fd N".to_owned())
+        );
     }
 }
