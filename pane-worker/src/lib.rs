@@ -120,7 +120,7 @@ async fn serve(ipc: OwnedFd) -> Result<(), WorkerError> {
             };
             let dump = match receive_dump(&mut reader, dump_len).await {
                 Ok(dump) => dump,
-                Err(reason) => return refuse(&mut writer, reason).await,
+                Err(reason) => return refuse(&mut writer, reason.to_string()).await,
             };
             let engine = Engine::restore(cols, rows, &dump, revision)?;
             adopt_pane(master, child_pid, cols, rows, Some(engine), (reader, writer), home)?
@@ -129,20 +129,36 @@ async fn serve(ipc: OwnedFd) -> Result<(), WorkerError> {
     pane.run().await
 }
 
+/// Why a `Start::Restore`'s dump did not arrive whole; the text is the `Refused` reason.
+#[derive(Debug, thiserror::Error)]
+enum DumpError {
+    #[error("a dump of {0} bytes is too large")]
+    TooLarge(u64),
+    /// Another frame (debug-printed) came before the dump was complete.
+    #[error("expected the dump, got {0}")]
+    Unexpected(String),
+    #[error("the supervisor left before sending the whole dump")]
+    Left,
+    #[error("{0}")]
+    Link(LinkError),
+    #[error("the dump has {got} bytes, {announced} were announced")]
+    Length { got: usize, announced: usize },
+}
+
 /// The `dump_len` bytes of dump a `Start::Restore` announced, from the `DumpChunk`s after it.
-async fn receive_dump(reader: &mut LinkReader, dump_len: u64) -> Result<Vec<u8>, String> {
-    let len = usize::try_from(dump_len).map_err(|_| format!("a dump of {dump_len} bytes is too large"))?;
+async fn receive_dump(reader: &mut LinkReader, dump_len: u64) -> Result<Vec<u8>, DumpError> {
+    let len = usize::try_from(dump_len).map_err(|_| DumpError::TooLarge(dump_len))?;
     let mut dump = Vec::with_capacity(len);
     while dump.len() < len {
         match reader.recv().await {
             Ok(Some(SupervisorToWorker::DumpChunk { bytes })) => dump.extend_from_slice(&bytes),
-            Ok(Some(other)) => return Err(format!("expected the dump, got {other:?}")),
-            Ok(None) => return Err("the supervisor left before sending the whole dump".into()),
-            Err(err) => return Err(err.to_string()),
+            Ok(Some(other)) => return Err(DumpError::Unexpected(format!("{other:?}"))),
+            Ok(None) => return Err(DumpError::Left),
+            Err(err) => return Err(DumpError::Link(err)),
         }
     }
     if dump.len() != len {
-        return Err(format!("the dump has {} bytes, {len} were announced", dump.len()));
+        return Err(DumpError::Length { got: dump.len(), announced: len });
     }
     Ok(dump)
 }
