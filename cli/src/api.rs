@@ -40,16 +40,24 @@ pub fn snapshot_call() -> ApiCall {
     ))
 }
 
+/// Why the bundled schema document could not be summarised.
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    #[error("bundled API schema is not JSON: {0}")]
+    NotJson(serde_json::Error),
+    /// A top-level field the summary shows is absent (or not of its type).
+    #[error("bundled API schema has no {0}")]
+    Missing(&'static str),
+}
+
 /// The short human summary: protocol, schema version and the schema names.
-pub fn schema_summary(document: &str) -> Result<String, String> {
-    let value: Value =
-        serde_json::from_str(document).map_err(|err| format!("bundled API schema is not JSON: {err}"))?;
-    let protocol = value["protocol"].as_u64().ok_or("bundled API schema has no protocol")?;
-    let schema_version =
-        value["schema_version"].as_u64().ok_or("bundled API schema has no schema_version")?;
+pub fn schema_summary(document: &str) -> Result<String, SchemaError> {
+    let value: Value = serde_json::from_str(document).map_err(SchemaError::NotJson)?;
+    let protocol = value["protocol"].as_u64().ok_or(SchemaError::Missing("protocol"))?;
+    let schema_version = value["schema_version"].as_u64().ok_or(SchemaError::Missing("schema_version"))?;
     let mut names: Vec<&str> = value["schemas"]
         .as_object()
-        .ok_or("bundled API schema has no schemas")?
+        .ok_or(SchemaError::Missing("schemas"))?
         .keys()
         .map(String::as_str)
         .collect();

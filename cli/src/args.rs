@@ -226,31 +226,52 @@ up, down, f1..f12, named punctuation (minus comma period slash backslash quote d
 percent ampersand backtick plus) or any single character (uppercase implies shift). Modifiers join with '+': \
 ctrl|control, shift, alt|option|meta, cmd|command|super, hyper, e.g. ctrl+c, shift+tab, alt+enter; C-c means ctrl+c.";
 
+/// An option value that does not parse; clap prints it after "invalid value ... for ...".
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    #[error("env must use KEY=VALUE")]
+    EnvForm,
+    #[error("env key must not be empty")]
+    EnvKeyEmpty,
+    #[error("env must not contain NUL bytes")]
+    EnvNul,
+    #[error("token must use NAME=VALUE")]
+    TokenForm,
+    #[error("token name must not be empty")]
+    TokenNameEmpty,
+    #[error("invalid number: {0}")]
+    Number(String),
+    #[error("expected --state-label STATUS=TEXT")]
+    StateLabelForm,
+    #[error("unknown state label: {0}")]
+    StateLabel(String),
+}
+
 /// Parses `KEY=VALUE` for `--env` (key non-empty, no NUL bytes).
-pub fn parse_env_assignment(raw: &str) -> Result<(String, String), String> {
-    let (key, value) = raw.split_once('=').ok_or("env must use KEY=VALUE")?;
+pub fn parse_env_assignment(raw: &str) -> Result<(String, String), ValueError> {
+    let (key, value) = raw.split_once('=').ok_or(ValueError::EnvForm)?;
     if key.is_empty() {
-        return Err("env key must not be empty".into());
+        return Err(ValueError::EnvKeyEmpty);
     }
     if key.contains('\0') || value.contains('\0') {
-        return Err("env must not contain NUL bytes".into());
+        return Err(ValueError::EnvNul);
     }
     Ok((key.to_owned(), value.to_owned()))
 }
 
 /// Parses `NAME=VALUE` for `--token` (name non-empty).
-pub fn parse_token_assignment(raw: &str) -> Result<(String, String), String> {
-    let (key, value) = raw.split_once('=').ok_or("token must use NAME=VALUE")?;
+pub fn parse_token_assignment(raw: &str) -> Result<(String, String), ValueError> {
+    let (key, value) = raw.split_once('=').ok_or(ValueError::TokenForm)?;
     if key.is_empty() {
-        return Err("token name must not be empty".into());
+        return Err(ValueError::TokenNameEmpty);
     }
     Ok((key.to_owned(), value.to_owned()))
 }
 
 /// Parses a finite number (`--ratio`, `--amount`).
-pub fn parse_finite(raw: &str) -> Result<f64, String> {
+pub fn parse_finite(raw: &str) -> Result<f64, ValueError> {
     match raw.parse::<f64>() {
         Ok(value) if value.is_finite() => Ok(value),
-        _ => Err(format!("invalid number: {raw}")),
+        _ => Err(ValueError::Number(raw.to_owned())),
     }
 }

@@ -296,13 +296,21 @@ pub fn full_json(report: &Report) -> Value {
 }
 
 /// Pings the target without the protocol guard (status must describe any server).
-fn probe(target: &Target) -> Result<ServerState, String> {
+fn probe(target: &Target) -> Result<ServerState, ProbeError> {
     let ping = ApiRequest::ping("cli:status");
     match connect::exchange(target.api_socket(), &ping, Some(PING_TIMEOUT)) {
         Ok(reply) => Ok(ServerState::Running(reply.get("result").cloned().unwrap_or_else(|| json!({})))),
         Err(ConnectError::NotRunning) => Ok(ServerState::NotRunning),
-        Err(err) => Err(format!("cannot query the herdr server at {}: {err}", target.api_socket().display())),
+        Err(reason) => Err(ProbeError { socket: target.api_socket().to_path_buf(), reason }),
     }
+}
+
+/// A server that is there but did not answer the status ping.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot query the herdr server at {}: {reason}", socket.display())]
+struct ProbeError {
+    socket: std::path::PathBuf,
+    reason: ConnectError,
 }
 
 pub fn run(args: &StatusArgs, target: &Target) -> Rendered {

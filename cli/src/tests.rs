@@ -440,3 +440,34 @@ fn terminal_title_requests() {
         json!({"id": "cli:terminal:title:clear", "method": "client.window_title.clear", "params": {}})
     );
 }
+
+/// The usage error clap prints for `argv`.
+fn clap_error(argv: &[&str]) -> String {
+    let mut full = vec!["herdr"];
+    full.extend_from_slice(argv);
+    match Cli::try_parse_from(full) {
+        Ok(_) => panic!("{argv:?} parsed"),
+        Err(err) => err.to_string(),
+    }
+}
+
+#[test]
+fn option_values_that_do_not_parse_say_why() {
+    let cases: [(&[&str], &str); 5] = [
+        (&["workspace", "create", "--env", "NOEQUALS"], "env must use KEY=VALUE"),
+        (&["workspace", "create", "--env", "=x"], "env key must not be empty"),
+        (&["pane", "move", "w1:p1", "--ratio", "inf"], "invalid number: inf"),
+        (
+            &["pane", "report-metadata", "w1:p1", "--source", "s", "--state-label", "sleepy=zz"],
+            "unknown state label: sleepy",
+        ),
+        (
+            &["pane", "report-metadata", "w1:p1", "--source", "s", "--state-label", "idle"],
+            "expected --state-label STATUS=TEXT",
+        ),
+    ];
+    for (argv, message) in cases {
+        let error = clap_error(argv);
+        assert!(error.contains(message), "{argv:?}: {error}");
+    }
+}

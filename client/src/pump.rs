@@ -18,7 +18,7 @@ use herdr_protocol::client::{ClientToServer, MAX_INPUT_CHUNK, NotifyVia, ServerT
 use crate::detach_chord::DetachChord;
 use crate::link::{self, Link, Writer};
 use crate::reconnect::{self, Backoff, HookThrottle, Phase, ReconnectPolicy};
-use crate::{AttachError, AttachOptions, ExitReason, ServerMissingHook};
+use crate::{AttachError, AttachOptions, ExitReason, HookError, ServerMissingHook};
 use crate::{clipboard, notify, terminal};
 
 /// Reads the terminal's size as `(cols, rows)`.
@@ -92,7 +92,7 @@ struct State {
     /// The terminal was resized while no server was connected.
     resized: bool,
     /// The hook, back from its thread, with what it returned.
-    hook_done: Option<(ServerMissingHook, Result<(), String>)>,
+    hook_done: Option<(ServerMissingHook, Result<(), HookError>)>,
     /// Keys typed while no server was connected, for the next one (see `HeldInput`).
     held: reconnect::HeldInput,
 }
@@ -288,7 +288,7 @@ impl Session {
         };
         let shared = self.shared.clone();
         let started = thread::Builder::new().name("herdr-start-server".into()).spawn(move || {
-            let result = hook().map_err(|e| e.to_string());
+            let result = hook();
             shared.hook_finished(hook, result);
         });
         if started.is_err() {
@@ -352,7 +352,7 @@ struct News {
     terminal_closed: bool,
     detach: bool,
     resized: bool,
-    hook_done: Option<(ServerMissingHook, Result<(), String>)>,
+    hook_done: Option<(ServerMissingHook, Result<(), HookError>)>,
 }
 
 impl Shared {
@@ -415,7 +415,7 @@ impl Shared {
         self.news.notify_all();
     }
 
-    fn hook_finished(&self, hook: ServerMissingHook, result: Result<(), String>) {
+    fn hook_finished(&self, hook: ServerMissingHook, result: Result<(), HookError>) {
         self.lock().hook_done = Some((hook, result));
         self.news.notify_all();
     }

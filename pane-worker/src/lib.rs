@@ -120,7 +120,7 @@ async fn serve(ipc: OwnedFd) -> Result<(), WorkerError> {
             };
             let dump = match receive_dump(&mut reader, dump_len).await {
                 Ok(dump) => dump,
-                Err(reason) => return refuse(&mut writer, reason).await,
+                Err(reason) => return refuse(&mut writer, reason.to_string()).await,
             };
             let engine = Engine::restore(cols, rows, &dump, revision)?;
             adopt_pane(master, child_pid, cols, rows, Some(engine), (reader, writer), home)?
@@ -129,20 +129,36 @@ async fn serve(ipc: OwnedFd) -> Result<(), WorkerError> {
     pane.run().await
 }
 
+/// Why a `Start::Restore`'s dump did not arrive whole; the text is the `Refused` reason.
+#[derive(Debug, thiserror::Error)]
+enum DumpError {
+    #[error("a dump of {0} bytes is too large")]
+    TooLarge(u64),
+    /// Another frame (debug-printed) came before the dump was complete.
+    #[error("expected the dump, got {0}")]
+    Unexpected(String),
+    #[error("the supervisor left before sending the whole dump")]
+    Left,
+    #[error("{0}")]
+    Link(LinkError),
+    #[error("the dump has {got} bytes, {announced} were announced")]
+    Length { got: usize, announced: usize },
+}
+
 /// The `dump_len` bytes of dump a `Start::Restore` announced, from the `DumpChunk`s after it.
-async fn receive_dump(reader: &mut LinkReader, dump_len: u64) -> Result<Vec<u8>, String> {
-    let len = usize::try_from(dump_len).map_err(|_| format!("a dump of {dump_len} bytes is too large"))?;
+async fn receive_dump(reader: &mut LinkReader, dump_len: u64) -> Result<Vec<u8>, DumpError> {
+    let len = usize::try_from(dump_len).map_err(|_| DumpError::TooLarge(dump_len))?;
     let mut dump = Vec::with_capacity(len);
     while dump.len() < len {
         match reader.recv().await {
             Ok(Some(SupervisorToWorker::DumpChunk { bytes })) => dump.extend_from_slice(&bytes),
-            Ok(Some(other)) => return Err(format!("expected the dump, got {other:?}")),
-            Ok(None) => return Err("the supervisor left before sending the whole dump".into()),
-            Err(err) => return Err(err.to_string()),
+            Ok(Some(other)) => return Err(DumpError::Unexpected(format!("{other:?}"))),
+            Ok(None) => return Err(DumpError::Left),
+            Err(err) => return Err(DumpError::Link(err)),
         }
     }
     if dump.len() != len {
-        return Err(format!("the dump has {} bytes, {len} were announced", dump.len()));
+        return Err(DumpError::Length { got: dump.len(), announced: len });
     }
     Ok(dump)
 }
@@ -251,24 +267,30 @@ fn adopt_pane(
     Ok(pane)
 }
 
+/// A worker command line other than `--ipc-fd N`.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ArgsError {
+    #[error("usage: herdr-pane-worker --ipc-fd N")]
+    Usage,
+    #[error("--ipc-fd takes a file descriptor number, got {0:?}")]
+    NotANumber(String),
+    #[error("--ipc-fd {0} is a standard stream, not a socket")]
+    StandardStream(i32),
+}
+
 /// Parses the worker's command line: exactly `--ipc-fd N` (or `--ipc-fd=N`).
-pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<i32, String> {
+pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<i32, ArgsError> {
     let args: Vec<String> = args.into_iter().collect();
     let value = match args.as_slice() {
         [flag, value] if flag == "--ipc-fd" => value.as_str(),
-        [flag] => flag.strip_prefix("--ipc-fd=").ok_or_else(usage)?,
-        _ => return Err(usage()),
+        [flag] => flag.strip_prefix("--ipc-fd=").ok_or(ArgsError::Usage)?,
+        _ => return Err(ArgsError::Usage),
     };
-    let fd: i32 =
-        value.parse().map_err(|_| format!("--ipc-fd takes a file descriptor number, got {value:?}"))?;
+    let fd: i32 = value.parse().map_err(|_| ArgsError::NotANumber(value.to_owned()))?;
     if fd < 3 {
-        return Err(format!("--ipc-fd {fd} is a standard stream, not a socket"));
+        return Err(ArgsError::StandardStream(fd));
     }
     Ok(fd)
-}
-
-fn usage() -> String {
-    "usage: herdr-pane-worker --ipc-fd N".to_string()
 }
 
 #[cfg(test)]
@@ -280,9 +302,18 @@ mod tests {
         let a = |v: &[&str]| parse_args(v.iter().map(|s| s.to_string()));
         assert_eq!(a(&["--ipc-fd", "5"]), Ok(5));
         assert_eq!(a(&["--ipc-fd=7"]), Ok(7));
-        assert!(a(&[]).is_err());
-        assert!(a(&["--ipc-fd", "x"]).is_err());
-        assert!(a(&["--ipc-fd", "1"]).is_err());
-        assert!(a(&["--ipc-fd", "5", "extra"]).is_err());
+        assert_eq!(a(&[]), Err(ArgsError::Usage));
+        assert_eq!(
+            a(&["--ipc-fd", "x"]).map_err(|e| e.to_string()),
+            Err(r#"--ipc-fd takes a file descriptor number, got "x""#.to_owned())
+        );
+        assert_eq!(
+            a(&["--ipc-fd", "1"]).map_err(|e| e.to_string()),
+            Err("--ipc-fd 1 is a standard stream, not a socket".to_owned())
+        );
+        assert_eq!(
+            a(&["--ipc-fd", "5", "extra"]).map_err(|e| e.to_string()),
+            Err("usage: herdr-pane-worker --ipc-fd N".to_owned())
+        );
     }
 }

@@ -35,7 +35,7 @@ static LOG: StderrLog = StderrLog;
 fn main() -> anyhow::Result<()> {
     // Only fails if a logger is already set, which cannot happen this early.
     let _ = log::set_logger(&LOG).map(|()| log::set_max_level(log::LevelFilter::Warn));
-    let fd = herdr_pane_worker::parse_args(std::env::args().skip(1)).map_err(anyhow::Error::msg)?;
+    let fd = herdr_pane_worker::parse_args(std::env::args().skip(1))?;
     // SAFETY: the supervisor's invocation contract hands us this fd as our end of the link and
     // nothing else in this process uses it; a bad number fails at the first socket call.
     let ipc = unsafe { OwnedFd::from_raw_fd(fd) };

@@ -24,7 +24,7 @@ use crate::hub::Hub;
 use crate::resumes::PendingResumes;
 use crate::session::{Effects, HandleError, PaneKey, Session, SpawnOrigin, SpawnRequest};
 use crate::workers::{
-    self, Gone, Launch, LaunchMode, PaneHandle, PaneObserver, Registry, RuntimeDir, Started,
+    self, Gone, Launch, LaunchMode, PaneHandle, PaneObserver, Registry, RuntimeDir, StartError, Started,
 };
 
 /// The tab area used while no client is attached (upstream's headless size).
@@ -68,7 +68,7 @@ pub struct Shared {
 }
 
 /// The panes an [`Shared::apply`] started, and how each start went.
-pub type Launched = Vec<(PaneKey, oneshot::Receiver<Result<Started, String>>)>;
+pub type Launched = Vec<(PaneKey, oneshot::Receiver<Result<Started, StartError>>)>;
 
 /// The session model behind its lock. Dropping the guard tells autosave that the model may have
 /// changed: every change goes through here, so none can be forgotten, and autosave writes only
@@ -197,7 +197,7 @@ impl Shared {
                 let started = self.apply(effects);
                 match wait_started(started).await {
                     Ok(()) => Ok(result),
-                    Err(msg) => Err(Failure::Api(ApiError::new(failure_code, msg))),
+                    Err(e) => Err(Failure::Api(ApiError::new(failure_code, e.to_string()))),
                 }
             }
         })
@@ -273,12 +273,12 @@ impl Shared {
 }
 
 /// Waits until every pane in `started` runs (or the first one that cannot start).
-pub(crate) async fn wait_started(started: Launched) -> Result<(), String> {
+pub(crate) async fn wait_started(started: Launched) -> Result<(), StartError> {
     for (_, rx) in started {
         match rx.await {
             Ok(Ok(_)) => {}
-            Ok(Err(msg)) => return Err(msg),
-            Err(_) => return Err("the pane's worker stopped while starting".to_owned()),
+            Ok(Err(e)) => return Err(e),
+            Err(_) => return Err(StartError::TaskGone),
         }
     }
     Ok(())

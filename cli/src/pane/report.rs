@@ -11,7 +11,7 @@ use herdr_protocol::api::requests::{
     PaneRequest, ReportedState,
 };
 
-use crate::args::parse_token_assignment;
+use crate::args::{ValueError, parse_token_assignment};
 use crate::request::{ApiRequest, SILENT_ID, UsageError};
 use crate::workspace::{source_id, token_map};
 
@@ -166,11 +166,11 @@ pub struct ReportMetadataArgs {
     pub ttl_ms: Option<u64>,
 }
 
-fn parse_state_label(raw: &str) -> Result<(String, String), String> {
-    let (status, label) = raw.split_once('=').ok_or("expected --state-label STATUS=TEXT")?;
+fn parse_state_label(raw: &str) -> Result<(String, String), ValueError> {
+    let (status, label) = raw.split_once('=').ok_or(ValueError::StateLabelForm)?;
     let status = status.trim().to_ascii_lowercase();
     if !matches!(status.as_str(), "idle" | "working" | "blocked" | "done" | "unknown") {
-        return Err(format!("unknown state label: {status}"));
+        return Err(ValueError::StateLabel(status));
     }
     Ok((status, label.to_owned()))
 }

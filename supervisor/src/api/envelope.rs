@@ -4,7 +4,7 @@
 //! method, params that do not fit the method's type) is answered with a blank id; every later
 //! error echoes the request's id. Parsing itself is `herdr_protocol::api::RequestEnvelope`.
 
-use herdr_protocol::api::{ApiError, ApiResult, RequestEnvelope};
+use herdr_protocol::api::{ApiError, ApiResult, RequestEnvelope, RequestError};
 use serde::Serialize;
 
 /// An answer that is not a success.
@@ -25,10 +25,10 @@ impl From<ApiError> for Failure {
     }
 }
 
-/// Parses a request line into its id and typed request (method and params at once); the error
-/// is the message of the blank-id `invalid_request` answer.
-pub fn parse(line: &str) -> Result<RequestEnvelope, String> {
-    RequestEnvelope::parse_line(line).map_err(|e| e.to_string())
+/// Parses a request line into its id and typed request (method and params at once); the error's
+/// text is the message of the blank-id `invalid_request` answer.
+pub fn parse(line: &str) -> Result<RequestEnvelope, RequestError> {
+    RequestEnvelope::parse_line(line)
 }
 
 #[derive(Serialize)]

@@ -86,7 +86,8 @@ mod tests {
     fn a_name_outside_the_enum_is_an_invalid_request() {
         let refused = parse(r#"{"id":"8","method":"integration.uninstall","params":{"target":"gemini"}}"#)
             .expect_err("not a target");
-        let value: Value = serde_json::from_str(&bad_request_line(&refused)).expect("line is JSON");
+        let value: Value =
+            serde_json::from_str(&bad_request_line(&refused.to_string())).expect("line is JSON");
         assert_eq!(value["id"], "");
         assert_eq!(value["error"]["code"], "invalid_request");
     }

@@ -1,4 +1,11 @@
-use super::envelope::{self, parse};
+use herdr_protocol::api::RequestEnvelope;
+
+use super::envelope;
+
+/// The envelope parse, with its error as the text the blank-id answer carries.
+fn parse(line: &str) -> Result<RequestEnvelope, String> {
+    envelope::parse(line).map_err(|e| e.to_string())
+}
 
 #[test]
 fn envelope_rules_follow_the_reference() {

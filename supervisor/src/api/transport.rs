@@ -36,8 +36,8 @@ pub async fn serve(shared: Arc<Shared>, stream: UnixStream) {
     }
     let RequestEnvelope { id, request } = match envelope::parse(&line) {
         Ok(envelope) => envelope,
-        Err(msg) => {
-            let _ = write_line(&mut writer, &envelope::bad_request_line(&msg)).await;
+        Err(e) => {
+            let _ = write_line(&mut writer, &envelope::bad_request_line(&e.to_string())).await;
             return;
         }
     };

@@ -101,7 +101,9 @@ fn ensure_parent(
 /// Publishes `fx` and waits for the panes it starts; a pane that cannot start is
 /// `worktree_open_failed`.
 async fn apply(shared: &Shared, fx: Effects) -> Result<(), ApiError> {
-    wait_started(shared.apply(fx)).await.map_err(|e| ApiError::new(ErrorCode::WorktreeOpenFailed, e))
+    wait_started(shared.apply(fx))
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::WorktreeOpenFailed, e.to_string()))
 }
 
 pub async fn list(shared: &Shared, p: WorktreeListParams) -> Result<ApiResult, Failure> {

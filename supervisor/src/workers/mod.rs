@@ -9,6 +9,7 @@ mod pidfd;
 mod runtime;
 mod spawn;
 mod start;
+mod start_error;
 mod upgrade;
 
 use std::collections::HashMap;
@@ -23,6 +24,7 @@ use crate::session::PaneKey;
 pub use pane_task::{Launch, LaunchMode, Started, launch};
 pub use pidfd::PidFd;
 pub use runtime::{RuntimeDir, RuntimeDirError, SessionLock};
+pub use start_error::StartError;
 pub use upgrade::{Upgrade, upgrade_outdated};
 
 #[derive(Debug)]

@@ -17,6 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::awaiting::{self, Waited};
 use super::start::{Incoming, Program, Worker, WorkerSpec};
+use super::start_error::StartError;
 use super::{Gone, Observer, PaneCmd, PaneHandle, WatchMatch};
 use crate::session::PaneKey;
 
@@ -77,7 +78,10 @@ pub struct Started {
 
 /// Starts a pane's task. Requests sent to the handle queue until the worker is there; the
 /// receiver says how it started or why it could not.
-pub fn launch(spec: Launch, observer: Observer) -> (PaneHandle, oneshot::Receiver<Result<Started, String>>) {
+pub fn launch(
+    spec: Launch,
+    observer: Observer,
+) -> (PaneHandle, oneshot::Receiver<Result<Started, StartError>>) {
     let (cmd_tx, mut cmd_rx) = mpsc::unbounded_channel();
     let (started_tx, started_rx) = oneshot::channel();
     let link_version = Arc::new(AtomicU32::new(0));
@@ -146,7 +150,7 @@ type Obtained = (Worker, Program, Started, (u16, u16));
 
 /// Why [`obtain`] gave the pane no worker.
 enum NotStarted {
-    Failed(String),
+    Failed(StartError),
     /// [`LaunchMode::AdoptOrResume`] found no worker to adopt: the program starts later.
     AwaitingResume,
 }
@@ -189,11 +193,11 @@ const RELEASE_WAIT: Duration = Duration::from_secs(3);
 async fn adopt_when_released(
     identity: &WorkerIdentity,
     screen: super::start::ScreenSink,
-) -> Result<(Worker, Program, (u16, u16)), String> {
+) -> Result<(Worker, Program, (u16, u16)), StartError> {
     let deadline = Instant::now() + RELEASE_WAIT;
     loop {
         match Worker::adopt(identity, screen.clone()).await {
-            Err(reason) if reason.contains("linked to a running supervisor") && Instant::now() < deadline => {
+            Err(reason) if reason.still_linked() && Instant::now() < deadline => {
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
             outcome => return outcome,
@@ -202,7 +206,7 @@ async fn adopt_when_released(
 }
 
 /// Starts a new worker that starts `spec`'s program at `size`.
-async fn start_fresh(spec: &Launch, size: (u16, u16), observer: &Observer) -> Result<Obtained, String> {
+async fn start_fresh(spec: &Launch, size: (u16, u16), observer: &Observer) -> Result<Obtained, StartError> {
     let start = Start::Spawn {
         argv: spec.argv.clone(),
         cwd: spec.cwd.clone(),

@@ -19,6 +19,7 @@ use super::Observer;
 use super::link::{self, LinkReader, LinkWriter};
 use super::pidfd::PidFd;
 use super::spawn;
+use super::start_error::StartError;
 use crate::session::PaneKey;
 
 /// How long a worker may take to answer the handshake and start the program.
@@ -81,9 +82,9 @@ impl Worker {
         fd: Option<&OwnedFd>,
         dump: Option<&[u8]>,
         screen: ScreenSink,
-    ) -> Result<Worker, String> {
-        let started =
-            spawn::start(spec.exe).map_err(|e| format!("could not start {}: {e}", spec.exe.display()))?;
+    ) -> Result<Worker, StartError> {
+        let started = spawn::start(spec.exe)
+            .map_err(|source| StartError::Exec { exe: spec.exe.to_path_buf(), source })?;
         let mut worker = Worker::over(started.pid, started.link, screen);
         let hello = SupervisorToWorker::Hello {
             version: IPC_VERSION,
@@ -102,8 +103,8 @@ impl Worker {
         if let Err(e) = sent {
             worker.kill();
             return Err(match answer {
-                Some((WorkerToSupervisor::Refused { reason }, _)) => format!("worker refused: {reason}"),
-                _ => format!("worker link failed: {e}"),
+                Some((WorkerToSupervisor::Refused { reason }, _)) => StartError::Refused(reason),
+                _ => StartError::Link(e),
             });
         }
         match answer {
@@ -115,15 +116,13 @@ impl Worker {
                 }
                 None => {
                     worker.kill();
-                    Err(format!(
-                        "worker speaks link version {version}, supervisor {MIN_IPC_VERSION}..={IPC_VERSION}"
-                    ))
+                    Err(StartError::LinkVersion(version))
                 }
             },
-            Some((WorkerToSupervisor::Refused { reason }, _)) => Err(format!("worker refused: {reason}")),
+            Some((WorkerToSupervisor::Refused { reason }, _)) => Err(StartError::Refused(reason)),
             other => {
                 worker.kill();
-                Err(format!("worker did not complete the handshake ({other:?})"))
+                Err(StartError::NoHandshake(format!("{other:?}")))
             }
         }
     }
@@ -133,16 +132,16 @@ impl Worker {
         spec: &WorkerSpec<'_>,
         start: Start,
         screen: ScreenSink,
-    ) -> Result<(Worker, Program), String> {
+    ) -> Result<(Worker, Program), StartError> {
         let mut worker = Self::spawn_and_greet(spec, start, None, None, screen).await?;
         match worker.next_frame_within(HANDSHAKE_TIMEOUT).await {
             Some((WorkerToSupervisor::Spawned { child_pid }, Some(master))) => {
                 Ok((worker, Program { pid: child_pid, master }))
             }
-            Some((WorkerToSupervisor::SpawnFailed { message }, _)) => Err(message),
+            Some((WorkerToSupervisor::SpawnFailed { message }, _)) => Err(StartError::SpawnFailed(message)),
             other => {
                 worker.kill();
-                Err(format!("worker did not start the program ({other:?})"))
+                Err(StartError::NoProgram(format!("{other:?}")))
             }
         }
     }
@@ -152,13 +151,13 @@ impl Worker {
     pub async fn adopt(
         identity: &WorkerIdentity,
         screen: ScreenSink,
-    ) -> Result<(Worker, Program, (u16, u16)), String> {
+    ) -> Result<(Worker, Program, (u16, u16)), StartError> {
         let stream = tokio::net::UnixStream::connect(&identity.socket)
             .await
-            .map_err(|e| format!("no worker answers at {}: {e}", identity.socket))?;
-        let peer = stream.peer_cred().map_err(|e| format!("cannot check the worker's credentials: {e}"))?;
+            .map_err(|source| StartError::NoWorkerAt { socket: identity.socket.clone(), source })?;
+        let peer = stream.peer_cred().map_err(StartError::Credentials)?;
         if peer.uid() != nix::unistd::geteuid().as_raw() {
-            return Err(format!("the process at {} belongs to uid {}", identity.socket, peer.uid()));
+            return Err(StartError::OtherUser { socket: identity.socket.clone(), uid: peer.uid() });
         }
         let pid = peer.pid().unwrap_or(0);
         let mut worker = Worker::over(pid, stream, screen);
@@ -167,7 +166,7 @@ impl Worker {
             min_version: MIN_IPC_VERSION,
             secret: identity.secret.clone(),
         };
-        worker.writer.send(&adopt, None).await.map_err(|e| format!("worker link failed: {e}"))?;
+        worker.writer.send(&adopt, None).await.map_err(StartError::Link)?;
         match worker.next_frame_within(ADOPT_TIMEOUT).await {
             Some((
                 WorkerToSupervisor::Adopted { version, worker_pid, child_pid, cols, rows },
@@ -175,17 +174,16 @@ impl Worker {
             )) => {
                 // The worker checked that it speaks a version we do; this only guards a worker
                 // that answered anyway.
-                worker.link_version = VersionRange::OURS.link_to(version).ok_or_else(|| {
-                    format!("the worker speaks link version {version}, this supervisor {MIN_IPC_VERSION}..={IPC_VERSION}")
-                })?;
+                worker.link_version =
+                    VersionRange::OURS.link_to(version).ok_or(StartError::AdoptLinkVersion(version))?;
                 if worker_pid != pid {
                     worker.pid = worker_pid;
                     worker.pidfd = PidFd::open(worker_pid);
                 }
                 Ok((worker, Program { pid: child_pid, master }, (cols, rows)))
             }
-            Some((WorkerToSupervisor::Refused { reason }, _)) => Err(format!("the worker refused: {reason}")),
-            other => Err(format!("the worker did not answer Adopt ({other:?})")),
+            Some((WorkerToSupervisor::Refused { reason }, _)) => Err(StartError::AdoptRefused(reason)),
+            other => Err(StartError::NoAdoptAnswer(format!("{other:?}"))),
         }
     }
 

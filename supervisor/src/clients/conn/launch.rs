@@ -15,10 +15,35 @@ use super::Connection;
 use crate::clients::calls;
 use crate::clients::commands::{self, CommandPlan};
 use crate::clients::notify::toast;
+use crate::session::HandleError;
 use crate::state::Shared;
+use crate::workers::{ForwardError, StartError};
 
 /// The most scrollback lines a worker reads at once (its read limit).
 const SCROLLBACK_LINES: u32 = 1000;
+
+/// Why a custom command or the scrollback editor did not run: the toast's detail line.
+#[derive(Debug, thiserror::Error)]
+enum CommandError {
+    #[error("the pane is gone")]
+    PaneGone,
+    #[error("unexpected answer from the pane: {0:?}")]
+    UnexpectedAnswer(Box<WorkerResponse>),
+    #[error("the pane did not answer: {0:?}")]
+    NoAnswer(ForwardError),
+    /// Writing the scrollback file, or starting `sh`, failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The plan refused to run (its reason, in the user's words).
+    #[error("{0}")]
+    Refused(String),
+    #[error("{0}")]
+    Split(HandleError),
+    #[error("pane.split is not a session method")]
+    NotSessionMethod,
+    #[error("{0}")]
+    Start(#[from] StartError),
+}
 
 impl Connection {
     /// `[[keys.command]]` entry `index` (config order).
@@ -35,18 +60,18 @@ impl Connection {
     /// `prefix+e`: the focused pane's scrollback in `$VISUAL`/`$EDITOR`/`vi`, in a new zoomed pane.
     pub(super) async fn edit_scrollback(&mut self) {
         if let Err(problem) = edit_scrollback(&self.hub.shared).await {
-            toast(&self.hub.shared, "cannot edit scrollback", Some(problem));
+            toast(&self.hub.shared, "cannot edit scrollback", Some(problem.to_string()));
         }
     }
 }
 
-async fn edit_scrollback(shared: &Shared) -> Result<(), String> {
+async fn edit_scrollback(shared: &Shared) -> Result<(), CommandError> {
     let (key, snapshot) = {
         let session = shared.session();
         (session.focused_pane(), session.snapshot())
     };
     let (Some(key), Some(pane_id)) = (key, snapshot.focused_pane_id.clone()) else { return Ok(()) };
-    let handle = shared.pane_handle(key).ok_or("the pane is gone")?;
+    let handle = shared.pane_handle(key).ok_or(CommandError::PaneGone)?;
     let spec = ReadSpec {
         source: ReadSource::RecentUnwrapped,
         lines: Some(SCROLLBACK_LINES),
@@ -54,11 +79,11 @@ async fn edit_scrollback(shared: &Shared) -> Result<(), String> {
     };
     let text = match handle.request(shared.next_request_id(), WorkerRequest::Read(spec)).await {
         Ok(WorkerResponse::Read(out)) => out.text,
-        Ok(other) => return Err(format!("unexpected answer from the pane: {other:?}")),
-        Err(e) => return Err(format!("the pane did not answer: {e:?}")),
+        Ok(other) => return Err(CommandError::UnexpectedAnswer(Box::new(other))),
+        Err(e) => return Err(CommandError::NoAnswer(e)),
     };
     let dir = commands::scrollback_dir(&shared.config);
-    let file = commands::write_scrollback(&dir, &pane_id, &text).map_err(|e| e.to_string())?;
+    let file = commands::write_scrollback(&dir, &pane_id, &text)?;
     let Some(plan) = commands::edit_plan(&snapshot, &file) else { return Ok(()) };
     let result = carry_out(shared, plan).await;
     if result.is_err() {
@@ -68,7 +93,7 @@ async fn edit_scrollback(shared: &Shared) -> Result<(), String> {
     result
 }
 
-async fn carry_out(shared: &Shared, plan: CommandPlan) -> Result<(), String> {
+async fn carry_out(shared: &Shared, plan: CommandPlan) -> Result<(), CommandError> {
     match plan {
         CommandPlan::Shell { command, cwd, env } => {
             let cwd = match cwd {
@@ -83,12 +108,12 @@ async fn carry_out(shared: &Shared, plan: CommandPlan) -> Result<(), String> {
             }
             // Detached: the supervisor reaps every child (it is a subreaper), so dropping the
             // handle leaves no zombie.
-            child.spawn().map(drop).map_err(|e| e.to_string())
+            Ok(child.spawn().map(drop)?)
         }
         CommandPlan::Pane { target, direction, argv, zoom } => {
             open_pane(shared, &target, direction, argv, zoom).await
         }
-        CommandPlan::Refused(reason) => Err(reason),
+        CommandPlan::Refused(reason) => Err(CommandError::Refused(reason)),
     }
 }
 
@@ -101,7 +126,7 @@ async fn open_pane(
     direction: SplitDirection,
     argv: Vec<String>,
     zoom: bool,
-) -> Result<(), String> {
+) -> Result<(), CommandError> {
     // The session knows a pane's directory only when its shell reports it (OSC 7); otherwise
     // the program starts where the focused pane's processes are.
     let known = shared.session().snapshot().panes.iter().any(|p| p.pane_id == target && p.cwd.is_some());
@@ -109,8 +134,8 @@ async fn open_pane(
     let outcome = shared.session().handle(calls::split(target, direction, cwd));
     let (result, mut effects) = match outcome {
         Some(Ok(done)) => done,
-        Some(Err(e)) => return Err(e.to_string()),
-        None => return Err("pane.split is not a session method".to_owned()),
+        Some(Err(e)) => return Err(CommandError::Split(e)),
+        None => return Err(CommandError::NotSessionMethod),
     };
     for spawn in &mut effects.spawns {
         spawn.argv = Some(argv.clone());
@@ -119,8 +144,8 @@ async fn open_pane(
     for (_, started) in shared.apply(effects) {
         match started.await {
             Ok(Ok(_pid)) => {}
-            Ok(Err(message)) => return Err(message),
-            Err(_) => return Err("the pane's worker stopped while starting".to_owned()),
+            Ok(Err(e)) => return Err(e.into()),
+            Err(_) => return Err(StartError::TaskGone.into()),
         }
     }
     if let (true, ApiResult::PaneInfo { pane }) = (zoom, result)
