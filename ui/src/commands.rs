@@ -75,19 +75,20 @@ fn direction(snapshot: &SessionSnapshot, pane: &str) -> SplitDirection {
     }
 }
 
-/// The scrollback editor's pane: `$VISUAL`, else `$EDITOR`, else `vi` (word-split, so
-/// `code -w` works) on `file`, which is deleted when the editor exits or the pane is closed.
-pub fn edit_plan(snapshot: &SessionSnapshot, file: &Path) -> Option<CommandPlan> {
-    let (_, _, pane) = focus(snapshot)?;
+/// The scrollback editor's pane, split off `pane` (a public id) and zoomed: `$VISUAL`, else
+/// `$EDITOR`, else `vi` (word-split, so `code -w` works) on `file`, which is deleted when the
+/// editor exits or the pane is closed. `prefix+e` asks for the focused pane,
+/// `pane.edit_scrollback` for any.
+pub fn edit_plan_for(snapshot: &SessionSnapshot, pane: &str, file: &Path) -> CommandPlan {
     let script = "trap 'rm -f -- \"$1\"' EXIT; trap 'exit 129' HUP; trap 'exit 143' TERM; \
                   ${VISUAL:-${EDITOR:-vi}} \"$1\"";
     let argv = ["sh", "-c", script, "herdr-edit-scrollback"].map(str::to_owned).into_iter();
-    Some(CommandPlan::Pane {
+    CommandPlan::Pane {
         target: pane.to_owned(),
         direction: direction(snapshot, pane),
         argv: argv.chain([file.display().to_string()]).collect(),
         zoom: true,
-    })
+    }
 }
 
 #[cfg(test)]

@@ -3,12 +3,14 @@
 //! in `dismissed.json` in herdr's config dir, shared by every session, so a dismissed notice
 //! stays dismissed across restarts), and `pane.graphics.info|set|clear`, which answer
 //! `feature_disabled`: off unless `[experimental] kitty_graphics`, and with the flag on still
-//! disabled because the kitty graphics protocol is not built (ARCHITECTURE.md says why).
+//! disabled because the kitty graphics protocol is not built (ARCHITECTURE.md says why). Also
+//! `pane.edit_scrollback`: the pane's scrollback in the user's editor, in a new zoomed pane split
+//! off it, the same as `prefix+e` on the focused pane.
 
 use std::path::{Path, PathBuf};
 
 use herdr_protocol::api::requests::{
-    PaneInputSetParams, ProductAnnouncementDismissParams, ReleaseNotesDismissParams,
+    PaneInputSetParams, PaneTarget, ProductAnnouncementDismissParams, ReleaseNotesDismissParams,
 };
 use herdr_protocol::api::{ApiError, ApiResult, ErrorCode};
 use herdr_protocol::paths::{self, PathEnv};
@@ -26,6 +28,16 @@ pub fn input_set(shared: &Shared, p: PaneInputSetParams) -> Result<ApiResult, Fa
     let key = session.resolve_pane(&p.pane_id)?;
     session.set_pane_right_click(key, p.right_click);
     Ok(ApiResult::Ok)
+}
+
+/// `pane.edit_scrollback {pane_id}` → `ok` once the editor's pane runs.
+pub async fn edit_scrollback(shared: &Shared, p: PaneTarget) -> Result<ApiResult, Failure> {
+    let key = shared.session().resolve_pane(&p.pane_id)?;
+    match crate::clients::edit_scrollback(shared, key).await {
+        Ok(()) => Ok(ApiResult::Ok),
+        Err(crate::clients::CommandError::PaneGone) => Err(ApiError::pane_not_found(&p.pane_id).into()),
+        Err(e) => Err(ApiError::internal(format!("cannot edit {}'s scrollback: {e}", p.pane_id)).into()),
+    }
 }
 
 /// Why `pane.graphics.*` is refused, given the `[experimental] kitty_graphics` flag.

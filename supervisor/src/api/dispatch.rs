@@ -82,9 +82,8 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             PaneRequest::SelectionRead(p) => copy_methods::selection_read(shared, p).await,
             PaneRequest::CopyMotion(p) => copy_methods::copy_motion(shared, p).await,
             PaneRequest::CopySearch(p) => copy_methods::copy_search(shared, p).await,
-            request @ (PaneRequest::EditScrollback(_) | PaneRequest::LinkActivate(_)) => {
-                not_implemented(&Request::Pane(request))
-            }
+            PaneRequest::EditScrollback(p) => client_methods::edit_scrollback(shared, p).await,
+            request @ PaneRequest::LinkActivate(_) => not_implemented(&Request::Pane(request)),
             PaneRequest::ReportMetadata(p) => metadata::report_pane(shared, p).await,
         },
         Request::Events(EventsRequest::Wait(p)) => events::wait(shared, p).await,

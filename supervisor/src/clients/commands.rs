@@ -8,7 +8,7 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use herdr_protocol::api::SessionSnapshot;
-pub(super) use herdr_ui::commands::{CommandPlan, edit_plan};
+pub(super) use herdr_ui::commands::{CommandPlan, edit_plan_for};
 
 use crate::ServerConfig;
 use crate::config::CustomCommand;

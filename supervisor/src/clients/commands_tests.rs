@@ -73,7 +73,8 @@ fn scrollback_files_are_private_and_end_with_a_newline() {
 fn the_editor_script_opens_the_file_and_deletes_it_after() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let path = write_scrollback(dir.path(), "w1:p1", "scrollback line\n").expect("written");
-    let Some(CommandPlan::Pane { argv, zoom: true, .. }) = edit_plan(&session().snapshot(), &path) else {
+    let CommandPlan::Pane { argv, zoom: true, .. } = edit_plan_for(&session().snapshot(), "w1:p1", &path)
+    else {
         panic!("a zoomed pane plan");
     };
     let out = Command::new(&argv[0])
@@ -86,8 +87,8 @@ fn the_editor_script_opens_the_file_and_deletes_it_after() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1");
     assert!(!path.exists(), "the file is deleted after the editor");
     let path = write_scrollback(dir.path(), "w1:p1", "x").expect("written");
-    let argv: Vec<String> = match edit_plan(&session().snapshot(), &path) {
-        Some(CommandPlan::Pane { argv, .. }) => argv,
+    let argv: Vec<String> = match edit_plan_for(&session().snapshot(), "w1:p1", &path) {
+        CommandPlan::Pane { argv, .. } => argv,
         other => panic!("{other:?}"),
     };
     let out = Command::new(&argv[0])

@@ -26,6 +26,8 @@ use crate::socket::peer_is_same_user;
 mod copy;
 mod keys;
 mod launch;
+
+pub(crate) use launch::{CommandError, edit_scrollback};
 mod modal;
 mod mouse;
 mod select;

@@ -71,6 +71,7 @@ use notify::Alert;
 use registry::{ClientId, Registry};
 
 pub(crate) use commands::clear_stale_scrollback;
+pub(crate) use conn::{CommandError, edit_scrollback};
 pub(crate) use reload::reload_config;
 
 /// Mirrored pane grids and the "something on screen changed" signal, plus what every client

@@ -15,7 +15,7 @@ use super::Connection;
 use crate::clients::calls;
 use crate::clients::commands::{self, CommandPlan};
 use crate::clients::notify::toast;
-use crate::session::HandleError;
+use crate::session::{HandleError, PaneKey};
 use crate::state::Shared;
 use crate::workers::{ForwardError, StartError};
 
@@ -24,7 +24,7 @@ const SCROLLBACK_LINES: u32 = 1000;
 
 /// Why a custom command or the scrollback editor did not run: the toast's detail line.
 #[derive(Debug, thiserror::Error)]
-enum CommandError {
+pub(crate) enum CommandError {
     #[error("the pane is gone")]
     PaneGone,
     #[error("unexpected answer from the pane: {0:?}")]
@@ -59,18 +59,22 @@ impl Connection {
 
     /// `prefix+e`: the focused pane's scrollback in `$VISUAL`/`$EDITOR`/`vi`, in a new zoomed pane.
     pub(super) async fn edit_scrollback(&mut self) {
-        if let Err(problem) = edit_scrollback(&self.hub.shared).await {
+        let focused = self.hub.shared.session().focused_pane();
+        let Some(key) = focused else { return };
+        if let Err(problem) = edit_scrollback(&self.hub.shared, key).await {
             toast(&self.hub.shared, "cannot edit scrollback", Some(problem.to_string()));
         }
     }
 }
 
-async fn edit_scrollback(shared: &Shared) -> Result<(), CommandError> {
-    let (key, snapshot) = {
+/// `key`'s scrollback (up to the worker's read limit) in `$VISUAL`/`$EDITOR`/`vi`, in a new
+/// zoomed pane split off it: `prefix+e` for the focused pane, `pane.edit_scrollback` for any.
+pub(crate) async fn edit_scrollback(shared: &Shared, key: PaneKey) -> Result<(), CommandError> {
+    let (pane_id, snapshot) = {
         let session = shared.session();
-        (session.focused_pane(), session.snapshot())
+        (session.pane_ids(key).map(|(_, _, pane)| pane), session.snapshot())
     };
-    let (Some(key), Some(pane_id)) = (key, snapshot.focused_pane_id.clone()) else { return Ok(()) };
+    let Some(pane_id) = pane_id else { return Err(CommandError::PaneGone) };
     let handle = shared.pane_handle(key).ok_or(CommandError::PaneGone)?;
     let spec = ReadSpec {
         source: ReadSource::RecentUnwrapped,
@@ -84,8 +88,7 @@ async fn edit_scrollback(shared: &Shared) -> Result<(), CommandError> {
     };
     let dir = commands::scrollback_dir(&shared.config);
     let file = commands::write_scrollback(&dir, &pane_id, &text)?;
-    let Some(plan) = commands::edit_plan(&snapshot, &file) else { return Ok(()) };
-    let result = carry_out(shared, plan).await;
+    let result = carry_out(shared, commands::edit_plan_for(&snapshot, &pane_id, &file)).await;
     if result.is_err() {
         // The editor never started, so nothing else will delete the file.
         let _ = std::fs::remove_file(&file);
