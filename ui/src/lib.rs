@@ -27,6 +27,7 @@ pub mod dialog;
 pub mod goto;
 pub mod help;
 pub mod keymap;
+pub mod links;
 pub mod menu;
 pub mod render;
 pub mod rows;

@@ -395,6 +395,12 @@ pub enum ApiResult {
         shown: bool,
         reason: NotificationShowReason,
     },
+    /// `pane.link.activate`: whether a link under the cell was opened, and which.
+    PaneLinkActivated {
+        handled: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        url: Option<String>,
+    },
     /// `client.window_title.set|clear`: whether the override changed, and why (not).
     ClientWindowTitle {
         changed: bool,

@@ -11,7 +11,7 @@ use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, Request};
 
 use super::envelope::Failure;
 use super::{
-    agents, client_methods, copy_methods, events, hooks, integrations, metadata, pane_facts, panes,
+    agents, client_methods, copy_methods, events, hooks, integrations, links, metadata, pane_facts, panes,
     server_methods, ui_methods, worktrees,
 };
 use crate::state::Shared;
@@ -83,7 +83,7 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             PaneRequest::CopyMotion(p) => copy_methods::copy_motion(shared, p).await,
             PaneRequest::CopySearch(p) => copy_methods::copy_search(shared, p).await,
             PaneRequest::EditScrollback(p) => client_methods::edit_scrollback(shared, p).await,
-            request @ PaneRequest::LinkActivate(_) => not_implemented(&Request::Pane(request)),
+            PaneRequest::LinkActivate(p) => links::activate(shared, p).await,
             PaneRequest::ReportMetadata(p) => metadata::report_pane(shared, p).await,
         },
         Request::Events(EventsRequest::Wait(p)) => events::wait(shared, p).await,

@@ -9,6 +9,7 @@ pub mod envelope;
 mod events;
 mod hooks;
 mod integrations;
+mod links;
 mod metadata;
 mod pane_facts;
 mod panes;
