@@ -130,10 +130,9 @@ async fn open_pane(
     argv: Vec<String>,
     zoom: bool,
 ) -> Result<(), CommandError> {
-    // The session knows a pane's directory only when its shell reports it (OSC 7); otherwise
-    // the program starts where the focused pane's processes are.
-    let known = shared.session().snapshot().panes.iter().any(|p| p.pane_id == target && p.cwd.is_some());
-    let cwd = if known { None } else { working_dir(shared, Some(target)).await };
+    // Where the pane's processes are now, asked of its worker: the record's `cwd` may lag a `cd`
+    // by a report. Without an answer the split takes the session's idea of the directory.
+    let cwd = working_dir(shared, Some(target)).await;
     let outcome = shared.session().handle(calls::split(target, direction, cwd));
     let (result, mut effects) = match outcome {
         Some(Ok(done)) => done,
