@@ -14,11 +14,11 @@ use herdr_protocol::api::requests::{
     CopyMotion, CopySearchDirection, PaneCopyMotionParams, PaneCopySearchParams, PaneSelectionReadParams,
     PaneTextPoint, PaneTextRange,
 };
-use herdr_protocol::api::{ApiError, ApiResult, ErrorCode};
+use herdr_protocol::api::{ApiError, ApiResult};
 use herdr_protocol::ipc::{self, TextAnswer, TextQuery, WorkerRequest, WorkerResponse};
 
 use super::envelope::Failure;
-use super::panes::{ask, resolve};
+use super::panes::{ask, require_link, resolve};
 use crate::state::Shared;
 
 pub async fn selection_read(shared: &Shared, p: PaneSelectionReadParams) -> Result<ApiResult, Failure> {
@@ -71,17 +71,7 @@ async fn query_pane(
     revision: Option<u64>,
 ) -> Result<(String, TextAnswer), ApiError> {
     let target = resolve(shared, Some(pane_id))?;
-    // A worker adopted from an older build (before its upgrade) cannot decode the question.
-    let old_link = shared
-        .pane_handle(target.key)
-        .and_then(|h| h.link_version())
-        .is_some_and(|v| v < herdr_protocol::ipc::FACTS_VERSION);
-    if old_link {
-        return Err(ApiError::new(
-            ErrorCode::ServerUnavailable,
-            format!("{}'s worker is from an older herdr and is being upgraded; try again", target.pane_id),
-        ));
-    }
+    require_link(shared, &target, herdr_protocol::ipc::FACTS_VERSION)?;
     match ask(shared, &target, WorkerRequest::TextQuery { query, revision }).await? {
         WorkerResponse::Text(answer) => Ok((target.pane_id, answer)),
         other => Err(ApiError::internal(format!("unexpected answer from pane worker: {other:?}"))),

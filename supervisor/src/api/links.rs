@@ -13,7 +13,7 @@ use herdr_protocol::api::{ApiError, ApiResult, ErrorCode};
 use herdr_protocol::ipc::{CopyMotion, FACTS_VERSION, TextAnswer, TextQuery, WorkerRequest, WorkerResponse};
 
 use super::envelope::Failure;
-use super::panes::{Target, ask, resolve};
+use super::panes::{Target, ask, require_link, resolve};
 use crate::state::Shared;
 
 /// The program that opens a URL on this system.
@@ -21,13 +21,7 @@ const OPENER: &str = if cfg!(target_os = "macos") { "open" } else { "xdg-open" }
 
 pub async fn activate(shared: &Shared, p: PaneLinkActivateParams) -> Result<ApiResult, Failure> {
     let target = resolve(shared, Some(&p.pane_id))?;
-    let old_link =
-        shared.pane_handle(target.key).and_then(|h| h.link_version()).is_some_and(|v| v < FACTS_VERSION);
-    if old_link {
-        let message =
-            format!("{}'s worker is from an older herdr and is being upgraded; try again", target.pane_id);
-        return Err(ApiError::new(ErrorCode::ServerUnavailable, message).into());
-    }
+    require_link(shared, &target, FACTS_VERSION)?;
     let WorkerResponse::Facts(facts) = ask(shared, &target, WorkerRequest::Facts).await? else {
         return Err(ApiError::internal("the pane's worker answered another question").into());
     };

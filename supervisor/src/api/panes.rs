@@ -39,6 +39,18 @@ pub(super) fn resolve(shared: &Shared, pane_id: Option<&str>) -> Result<Target, 
     Ok(Target { key, pane_id, workspace_id, tab_id })
 }
 
+/// Refuses a question that a worker adopted from an older build (before its upgrade) could not
+/// decode: link versions before `since` do not have it.
+pub(super) fn require_link(shared: &Shared, target: &Target, since: u32) -> Result<(), ApiError> {
+    let old = shared.pane_handle(target.key).and_then(|h| h.link_version()).is_some_and(|v| v < since);
+    if old {
+        let message =
+            format!("{}'s worker is from an older herdr and is being upgraded; try again", target.pane_id);
+        return Err(ApiError::new(herdr_protocol::api::ErrorCode::ServerUnavailable, message));
+    }
+    Ok(())
+}
+
 pub(super) async fn ask(
     shared: &Shared,
     target: &Target,
