@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use herdr_protocol::api::{AgentInfo, ApiResult, PaneInfo, PaneScrollInfo};
-use herdr_protocol::ipc::{FACTS_VERSION, PaneFacts, WorkerRequest, WorkerResponse};
+use herdr_protocol::ipc::{FACTS_VERSION, PaneFacts, ScrollPosition, WorkerRequest, WorkerResponse};
 use tokio::task::JoinSet;
 
 use crate::session::PaneKey;
@@ -93,11 +93,7 @@ async fn refresh(shared: &Shared, keys: Vec<PaneKey>) {
 }
 
 fn store(shared: &Shared, key: PaneKey, facts: PaneFacts) {
-    let scroll = PaneScrollInfo {
-        offset_from_bottom: u64::from(facts.scroll.offset_from_bottom),
-        max_offset_from_bottom: u64::from(facts.scroll.max_offset_from_bottom),
-        viewport_rows: u64::from(facts.viewport_rows),
-    };
+    let scroll = scroll_info(facts.scroll, facts.viewport_rows);
     let mut session = shared.session();
     if let Some(cwd) = facts.cwd {
         session.set_pane_live_cwd(key, cwd);
@@ -108,12 +104,16 @@ fn store(shared: &Shared, key: PaneKey, facts: PaneFacts) {
 /// Without an answer, a client's mirror of the pane still knows where its viewport is.
 fn mirrored_scroll(shared: &Shared, key: PaneKey) {
     let Some((at, rows)) = shared.screens().scroll_info(key) else { return };
-    let scroll = PaneScrollInfo {
-        offset_from_bottom: u64::from(at.offset_from_bottom),
-        max_offset_from_bottom: u64::from(at.max_offset_from_bottom),
-        viewport_rows: u64::from(rows),
-    };
     let mut session = shared.session();
     let foreground_cwd = session.pane_info(key).and_then(|p| p.foreground_cwd);
-    session.set_pane_live_facts(key, foreground_cwd, scroll);
+    session.set_pane_live_facts(key, foreground_cwd, scroll_info(at, rows));
+}
+
+/// A worker's scroll position and viewport height as the record's `scroll`.
+fn scroll_info(at: ScrollPosition, viewport_rows: u16) -> PaneScrollInfo {
+    PaneScrollInfo {
+        offset_from_bottom: u64::from(at.offset_from_bottom),
+        max_offset_from_bottom: u64::from(at.max_offset_from_bottom),
+        viewport_rows: u64::from(viewport_rows),
+    }
 }
