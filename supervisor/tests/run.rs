@@ -23,6 +23,28 @@ fn worker_exe() -> PathBuf {
     worker
 }
 
+/// The environment every pane of this binary starts with, set once before any supervisor runs:
+/// a private `HOME`, so the shells read none of the machine user's rc files (a `~/.bashrc` that
+/// runs `pyenv init` takes a lock file, and a shell stopped while it held it made the next test's
+/// shells wait for it far past a test's patience), and no system bus, so a supervisor under test
+/// never takes a real logind inhibitor.
+fn isolated() {
+    static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        let home = tempfile::tempdir().expect("tempdir for HOME");
+        // SAFETY: every test of this binary calls `isolated` first, and `get_or_init` holds the
+        // others there until this returns, so no thread of ours reads the environment meanwhile.
+        unsafe {
+            std::env::set_var("HOME", home.path());
+            std::env::set_var(
+                "DBUS_SYSTEM_BUS_ADDRESS",
+                format!("unix:path={}/no-bus", home.path().display()),
+            );
+        }
+        home
+    });
+}
+
 fn config(root: &Path) -> ServerConfig {
     ServerConfig {
         api_socket: root.join("sock").join("herdr.sock"),
@@ -132,13 +154,8 @@ fn alive(pid: u64) -> bool {
 
 #[test]
 fn a_crashed_supervisors_panes_are_adopted_and_a_stopped_ones_layout_restored() {
+    isolated();
     let root = tempfile::tempdir().expect("tempdir");
-    // Not the machine's system bus: the supervisor under test must not take a real logind
-    // inhibitor.
-    // SAFETY: set before any thread of this test binary (its only test) reads the environment.
-    unsafe {
-        std::env::set_var("DBUS_SYSTEM_BUS_ADDRESS", format!("unix:path={}/no-bus", root.path().display()))
-    };
     let config = config(root.path());
 
     let first = start(config.clone());
@@ -185,6 +202,7 @@ fn echo(config: &ServerConfig, pane: &str, word: &str) {
 
 #[test]
 fn with_pane_history_a_stopped_servers_screens_come_back_only_onto_their_own_layout() {
+    isolated();
     let root = tempfile::tempdir().expect("tempdir");
     let config = ServerConfig { pane_history: true, ..config(root.path()) };
     let history_file = config.data_dir.join("session-history.json");
