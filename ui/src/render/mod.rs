@@ -45,6 +45,8 @@ mod tests_hit;
 mod tests_navigate;
 #[cfg(test)]
 mod tests_scroll;
+#[cfg(test)]
+mod tests_sidebar;
 
 pub use chrome::{FrameLayout, SidebarMode};
 pub use compose::{Frame, ShownPane, compose, compose_reusing};
