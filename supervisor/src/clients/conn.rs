@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use herdr_protocol::api::{ApiResult, Request};
 use herdr_protocol::client::{ClientToServer, ServerToClient, ShutdownReason, check_hello_version};
 use herdr_protocol::ipc::{FrameDecoder, WorkerRequest, encode_frame};
 use tokio::net::UnixStream;
@@ -19,6 +20,7 @@ use super::registry::ClientId;
 use super::stream::{self, ClientReader, ClientWriter};
 use super::visibility;
 use super::{Hub, help, reload};
+use crate::api::envelope::Failure;
 use crate::keymap::{Action, InputDecoder, InputEvent, KeyInput, Keymap, Mode, Outcome, grammar_name};
 use crate::render::ModeBadge;
 use crate::socket::peer_is_same_user;
@@ -373,10 +375,7 @@ impl Connection {
     async fn carry_out(&mut self, step: Step) -> Option<ReadEnd> {
         match step {
             Step::Call(request) => {
-                let method = request.method();
-                if let Some(Err(e)) = self.hub.shared.session_call(request).await {
-                    log::debug!("{method} failed: {e:?}");
-                }
+                self.request(request).await;
             }
             Step::Detach => return Some(ReadEnd::Close(ShutdownReason::Detached)),
             Step::ToggleSidebar => self.view.send_modify(|v| v.sidebar_collapsed = !v.sidebar_collapsed),
@@ -393,6 +392,30 @@ impl Connection {
             Step::NotBuilt | Step::Nothing => {}
         }
         None
+    }
+
+    /// Runs a request a key, menu or dialog made: the session model's own methods directly,
+    /// the others (`worktree.*`, which run git) through the API's dispatch. A refusal is shown
+    /// as a toast on this client, so a key that did nothing says why.
+    pub(super) async fn request(&self, request: Request) -> Option<ApiResult> {
+        let method = request.method();
+        let shared = &self.hub.shared;
+        let outcome = match shared.session_call(request.clone()).await {
+            Some(outcome) => outcome,
+            None => crate::api::dispatch::dispatch(shared, request).await,
+        };
+        match outcome {
+            Ok(result) => Some(result),
+            Err(failure) => {
+                log::debug!("{method} from a client failed: {failure:?}");
+                let message = match failure {
+                    Failure::BadRequest(message) => message,
+                    Failure::Api(e) | Failure::Probe(e) => e.message,
+                };
+                super::notify::toast(shared, &format!("{method} failed"), Some(message));
+                None
+            }
+        }
     }
 
     /// A typed key to the focused pane: its bytes as the client's terminal sent them, and the
