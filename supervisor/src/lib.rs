@@ -17,6 +17,7 @@ pub mod logging;
 mod logind;
 pub mod metadata;
 mod pane_history;
+mod popups;
 pub mod persist;
 mod reaper;
 mod resumes;

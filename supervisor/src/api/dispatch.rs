@@ -47,6 +47,10 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             client_methods::announcement_dismiss(p)
         }
         Request::Client(ClientRequest::ReleaseNotesDismiss(p)) => client_methods::release_notes_dismiss(p),
+        Request::Client(ClientRequest::PopupClose(_)) => match crate::popups::close(shared).await {
+            true => Ok(ApiResult::Ok),
+            false => Err(ApiError::new(ErrorCode::PopupNotOpen, "no popup is open").into()),
+        },
         Request::Pane(request) => match request {
             PaneRequest::Read(p) => panes::read(shared, p).await,
             PaneRequest::SendText(p) => panes::send_text(shared, p).await,
@@ -137,8 +141,7 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
         request @ (Request::Plugin(_)
         | Request::Client(
             ClientRequest::CommandInvoke(_)
-            | ClientRequest::ShellSurfaceSet(_)
-            | ClientRequest::PopupClose(_),
+            | ClientRequest::ShellSurfaceSet(_),
         )) => not_implemented(&request),
     }
 }
