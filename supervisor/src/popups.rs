@@ -169,7 +169,11 @@ fn discard(shared: &Shared, key: PaneKey) -> Option<crate::workers::PaneHandle> 
 }
 
 /// The program's terminal size in a popup of `width` × `height` over a `cols` × `rows` area.
-fn inner_size(width: Option<PopupSize>, height: Option<PopupSize>, (cols, rows): (u16, u16)) -> Option<(u16, u16)> {
+fn inner_size(
+    width: Option<PopupSize>,
+    height: Option<PopupSize>,
+    (cols, rows): (u16, u16),
+) -> Option<(u16, u16)> {
     let inner = geometry(width, height, Rect::new(0, 0, cols, rows))?.inner;
     Some((inner.width, inner.height))
 }

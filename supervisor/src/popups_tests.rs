@@ -20,7 +20,11 @@ fn spec() -> PopupSpec {
 /// A popup in the slot as `open` leaves it, without starting anything.
 fn place(shared: &Shared, size: (u16, u16)) -> PaneKey {
     let (key, _) = shared.session().detached_pane();
-    let view = PopupView { title: "t".into(), width: Some(PopupSize::Percent(50)), height: Some(PopupSize::Cells(12)) };
+    let view = PopupView {
+        title: "t".into(),
+        width: Some(PopupSize::Percent(50)),
+        height: Some(PopupSize::Cells(12)),
+    };
     *shared.popups.slot() = Some(Popup { key, view, size });
     key
 }

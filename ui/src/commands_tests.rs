@@ -30,7 +30,8 @@ fn a_popup_command_opens_a_popup_titled_by_its_description_without_the_pane_id()
             .map(|(k, v)| (k.to_owned(), v.to_owned()))
             .to_vec()
     };
-    let Some(CommandPlan::Popup { pane: from, argv, env, title, width, height, .. }) = plan(&popup, &snapshot, ids)
+    let Some(CommandPlan::Popup { pane: from, argv, env, title, width, height, .. }) =
+        plan(&popup, &snapshot, ids)
     else {
         panic!("a popup plan");
     };

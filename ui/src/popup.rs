@@ -101,7 +101,10 @@ mod tests {
             assert!(PopupSize::parse(bad).is_err(), "{bad}");
         }
         assert_eq!(PopupSize::from_wire(&WireSize::Percent("50%".into())), Ok(PopupSize::Percent(50)));
-        assert!(PopupSize::from_wire(&WireSize::Percent("50".into())).is_err(), "a string must be a percentage");
+        assert!(
+            PopupSize::from_wire(&WireSize::Percent("50".into())).is_err(),
+            "a string must be a percentage"
+        );
     }
 
     #[test]
@@ -118,7 +121,8 @@ mod tests {
         assert_eq!(huge.outer, area, "never larger than the area");
         let tiny = geometry(Some(PopupSize::Cells(1)), Some(PopupSize::Cells(0)), area).expect("fits");
         assert_eq!(tiny.outer, Rect::new(37, 10, 6, 4), "never smaller than 6 x 4");
-        let percent = geometry(Some(PopupSize::Percent(80)), Some(PopupSize::Percent(80)), area).expect("fits");
+        let percent =
+            geometry(Some(PopupSize::Percent(80)), Some(PopupSize::Percent(80)), area).expect("fits");
         assert_eq!(percent.outer, Rect::new(8, 2, 64, 19));
         assert_eq!(geometry(None, None, Rect::new(0, 0, 5, 24)), None, "too narrow for any popup");
     }

@@ -139,10 +139,9 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             WorktreeRequest::Remove(p) => worktrees::remove(shared, p).await,
         },
         request @ (Request::Plugin(_)
-        | Request::Client(
-            ClientRequest::CommandInvoke(_)
-            | ClientRequest::ShellSurfaceSet(_),
-        )) => not_implemented(&request),
+        | Request::Client(ClientRequest::CommandInvoke(_) | ClientRequest::ShellSurfaceSet(_))) => {
+            not_implemented(&request)
+        }
     }
 }
 

@@ -63,7 +63,8 @@ fn draw_border(buf: &mut Buffer, outer: Rect, title: &str, colors: &ThemeColors)
         buf[(left, y)].set_symbol("│").set_style(style);
         buf[(right, y)].set_symbol("│").set_style(style);
     }
-    for (x, y, corner) in [(left, top, "╭"), (right, top, "╮"), (left, bottom, "╰"), (right, bottom, "╯")] {
+    for (x, y, corner) in [(left, top, "╭"), (right, top, "╮"), (left, bottom, "╰"), (right, bottom, "╯")]
+    {
         buf[(x, y)].set_symbol(corner).set_style(style);
     }
     // The title, padded by a space each side, leaves a rule cell and a corner each side; a long
