@@ -32,6 +32,7 @@ mod launch;
 pub(crate) use launch::{CommandError, edit_scrollback};
 mod modal;
 mod mouse;
+mod popup;
 mod select;
 
 /// The client's `Hello` must arrive within this long.
@@ -432,9 +433,11 @@ impl Connection {
         self.to_focused_pane(WorkerRequest::SendBytes(bytes.to_vec()));
     }
 
+    /// Input for the focused pane goes to the popup's program while one is open.
     fn to_focused_pane(&self, request: WorkerRequest) {
         let shared = &self.hub.shared;
-        let focused = shared.session().focused_pane();
+        let popup = crate::popups::shown(shared).map(|p| p.key);
+        let focused = popup.or_else(|| shared.session().focused_pane());
         if let Some(handle) = focused.and_then(|key| shared.pane_handle(key)) {
             self.typed.send_replace(Some(tokio::time::Instant::now()));
             handle.notify(shared.next_request_id(), request);

@@ -304,6 +304,14 @@ impl Session {
         key
     }
 
+    /// A key and uid for a pane outside every layout (the popup): no pane of this session has
+    /// either, and the model records neither.
+    pub fn detached_pane(&mut self) -> (PaneKey, String) {
+        let key = PaneKey(self.next_key);
+        self.next_key += 1;
+        (key, self.fresh_uid(key))
+    }
+
     fn uid_taken(&self, uid: &str) -> bool {
         self.panes.values().any(|p| p.uid == uid)
     }
