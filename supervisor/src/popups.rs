@@ -114,8 +114,10 @@ pub async fn open(shared: &Shared, spec: PopupSpec) -> Result<PaneKey, PopupErro
         Ok(Err(e)) => Err(PopupError::Start(e)),
         Err(_) => Err(PopupError::Start(StartError::TaskGone)),
     };
-    if outcome.is_err() {
-        discard(shared, key).map(|handle| tokio::spawn(async move { handle.shutdown().await }));
+    if outcome.is_err()
+        && let Some(Some(handle)) = discard(shared, key)
+    {
+        tokio::spawn(async move { handle.shutdown().await });
     }
     outcome
 }
@@ -124,7 +126,8 @@ pub async fn open(shared: &Shared, spec: PopupSpec) -> Result<PaneKey, PopupErro
 /// false when none is open.
 pub async fn close(shared: &Shared) -> bool {
     let Some(key) = shown(shared).map(|p| p.key) else { return false };
-    if let Some(handle) = discard(shared, key) {
+    // `None`: its program ended meanwhile, and the popup closed by itself.
+    if let Some(Some(handle)) = discard(shared, key) {
         let _ = tokio::time::timeout(CLOSE_PATIENCE, handle.shutdown()).await;
     }
     true
@@ -156,16 +159,17 @@ pub(crate) fn fit(shared: &Shared) {
     }
 }
 
-/// Empties the slot if `key` is the popup's: its worker leaves the registry (returned, for the
-/// caller to shut down) and the clients forget its grid and repaint.
-fn discard(shared: &Shared, key: PaneKey) -> Option<crate::workers::PaneHandle> {
+/// Empties the slot if `key` is the popup's (`None` when it is not): its worker leaves the
+/// registry (returned when it was there, for the caller to shut down) and the clients forget
+/// its grid and repaint.
+fn discard(shared: &Shared, key: PaneKey) -> Option<Option<crate::workers::PaneHandle>> {
     {
         let mut slot = shared.popups.slot();
         slot.take_if(|p| p.key == key)?;
     }
     let handle = shared.forget_detached(key);
     shared.screens().mark_dirty();
-    handle
+    Some(handle)
 }
 
 /// The program's terminal size in a popup of `width` × `height` over a `cols` × `rows` area.

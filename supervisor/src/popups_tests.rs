@@ -58,7 +58,7 @@ async fn the_popup_keys_never_collide_with_panes() {
     let key = place(&shared, (1, 1));
     assert_ne!(key, pane);
     assert!(!shared.session().pane_keys().contains(&key), "not in the model");
-    let created = shared.session().handle_json("pane.split", serde_json::json!({"target": "w1:p1"}));
+    let created = shared.session().handle_json("pane.split", serde_json::json!({"direction": "right"}));
     created.and_then(Result::ok).expect("split");
     assert!(!shared.session().pane_keys().contains(&key), "a later pane takes another key");
 }
