@@ -17,7 +17,11 @@
 //! terminal's clipboard (the `clipboard` module). Not here: how to start a supervisor (the CLI
 //! passes that in as a hook), sounds. The terminal is restored on every exit path:
 //! detach, server gone, errors, and panics (a panic hook restores before the message prints).
+//!
+//! [`attach`] is the other kind of client: a direct terminal attach showing one pane alone (and
+//! its NDJSON form for programs, [`attach::bridge`]).
 
+pub mod attach;
 mod clipboard;
 mod detach_chord;
 mod link;
