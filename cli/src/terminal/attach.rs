@@ -43,32 +43,35 @@ for a program, use `herdr terminal session observe|control`";
 
 pub fn run(target: &Target, attach: &Attach) -> Rendered {
     let id = attach.id();
-    let interactive = !matches!(attach, Attach::Session(_));
-    if interactive && !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
-        return Rendered::usage(NO_TERMINAL);
-    }
     if let Err(refused) = crate::call::guard(target, id) {
         return refused;
     }
     let socket = &target.paths.client_socket;
-    match attach {
+    // An unknown agent is reported as `agent.get` reports it, terminal or not.
+    let interactive = match attach {
         Attach::Agent(args) => match terminal_of(target, &args.target) {
-            Ok(terminal) => ended(id, attach::attach_terminal(socket, &terminal, args.takeover)),
-            Err(rendered) => rendered,
+            Ok(terminal) => Some((terminal, args.takeover)),
+            Err(rendered) => return rendered,
         },
-        Attach::Terminal(args) => ended(id, attach::attach_terminal(socket, &args.target, args.takeover)),
-        Attach::Session(SessionCommand::Observe { target, size }) => streamed(
-            id,
-            attach::bridge::observe(socket, target, size.cols, size.rows, &mut std::io::stdout()),
-        ),
+        Attach::Terminal(args) => Some((args.target.clone(), args.takeover)),
+        Attach::Session(_) => None,
+    };
+    if let Some((terminal, takeover)) = interactive {
+        if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+            return Rendered::usage(NO_TERMINAL);
+        }
+        return ended(id, attach::attach_terminal(socket, &terminal, takeover));
+    }
+    match attach {
+        Attach::Session(SessionCommand::Observe { target, size }) => {
+            streamed(id, attach::bridge::observe(socket, target, size.cols, size.rows, &mut std::io::stdout()))
+        }
         Attach::Session(SessionCommand::Control { target, takeover, size }) => {
             let stdin = std::io::BufReader::new(std::io::stdin());
             let size = (size.cols, size.rows);
-            streamed(
-                id,
-                attach::bridge::control(socket, target, *takeover, size, stdin, &mut std::io::stdout()),
-            )
+            streamed(id, attach::bridge::control(socket, target, *takeover, size, stdin, &mut std::io::stdout()))
         }
+        Attach::Agent(_) | Attach::Terminal(_) => Rendered::default(),
     }
 }
 
