@@ -35,7 +35,13 @@ struct Attached {
 
 impl Attached {
     /// Connects, sends `AttachTerminal`, returns the connection and the `Welcome`.
-    fn open(server: &TestServer, target: &str, role: AttachRole, cols: u16, rows: u16) -> (Attached, ServerToClient) {
+    fn open(
+        server: &TestServer,
+        target: &str,
+        role: AttachRole,
+        cols: u16,
+        rows: u16,
+    ) -> (Attached, ServerToClient) {
         let stream = UnixStream::connect(derive_client_socket(server.socket())).expect("connect");
         let mut attached = Attached { stream, frames: FrameDecoder::new(), seen: String::new(), last: None };
         attached.send(&ClientToServer::AttachTerminal {
@@ -50,7 +56,8 @@ impl Attached {
     }
 
     fn control(server: &TestServer, target: &str, takeover: bool, cols: u16, rows: u16) -> Attached {
-        let (attached, welcome) = Attached::open(server, target, AttachRole::Control { takeover }, cols, rows);
+        let (attached, welcome) =
+            Attached::open(server, target, AttachRole::Control { takeover }, cols, rows);
         assert_eq!(welcome, ServerToClient::Welcome { version: CLIENT_PROTOCOL_VERSION, error: None });
         attached
     }
@@ -185,7 +192,8 @@ fn an_observer_types_nothing_and_the_pane_ending_ends_every_attach() {
 #[test]
 fn unknown_targets_are_refused_and_the_cli_prints_its_error_envelope() {
     let server = TestServer::start();
-    let (_, welcome) = Attached::open(&server, "term_nosuch", AttachRole::Control { takeover: false }, 80, 24);
+    let (_, welcome) =
+        Attached::open(&server, "term_nosuch", AttachRole::Control { takeover: false }, 80, 24);
     let ServerToClient::Welcome { error: Some(error), .. } = welcome else { panic!("refused: {welcome:?}") };
     assert_eq!(error, "terminal attach failed: terminal term_nosuch not found");
 
@@ -221,10 +229,14 @@ fn terminal_session_observe_prints_ndjson_frames_of_the_pane() {
             }
         }
     });
-    let first: Value = serde_json::from_str(&lines.recv_timeout(PATIENCE).expect("a first record")).expect("json");
+    let first: Value =
+        serde_json::from_str(&lines.recv_timeout(PATIENCE).expect("a first record")).expect("json");
     assert_eq!(first["type"], "terminal.frame");
     assert_eq!((first["seq"].as_u64(), first["encoding"].as_str()), (Some(1), Some("ansi")));
-    assert_eq!((first["width"].as_u64(), first["height"].as_u64(), first["full"].as_bool()), (Some(80), Some(24), Some(true)));
+    assert_eq!(
+        (first["width"].as_u64(), first["height"].as_u64(), first["full"].as_bool()),
+        (Some(80), Some(24), Some(true))
+    );
     panes::run(&server, &pane, "echo observed-$((6*7))");
     let mut painted = String::new();
     let deadline = Instant::now() + PATIENCE;
@@ -253,7 +265,8 @@ fn agent_attach_in_a_real_terminal_fills_it_types_and_detaches_with_ctrl_b_q() {
     tmux.wait_screen("the shell prompt", |s| s.contains("e2e$"));
     tmux.keys(&[&format!("herdr agent attach {pane}; echo attach-exit=$?"), "Enter"]);
     // The pane's own screen fills the terminal: its earlier output on top, no sidebar.
-    let screen = tmux.wait_screen("the pane's screen", |s| s.contains("before-9") && !s.contains("e2e$ herdr"));
+    let screen =
+        tmux.wait_screen("the pane's screen", |s| s.contains("before-9") && !s.contains("e2e$ herdr"));
     assert!(!screen.contains("spaces"), "no sidebar:\n{screen}");
     assert_eq!(pane_size(&server, &pane), "40x120", "the pane is sized to the terminal");
     tmux.keys(&["echo typed-$((40+2))", "Enter"]);

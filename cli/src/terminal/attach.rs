@@ -48,30 +48,35 @@ pub fn run(target: &Target, attach: &Attach) -> Rendered {
     }
     let socket = &target.paths.client_socket;
     // An unknown agent is reported as `agent.get` reports it, terminal or not.
-    let interactive = match attach {
+    let (terminal, takeover) = match attach {
         Attach::Agent(args) => match terminal_of(target, &args.target) {
-            Ok(terminal) => Some((terminal, args.takeover)),
+            Ok(terminal) => (terminal, args.takeover),
             Err(rendered) => return rendered,
         },
-        Attach::Terminal(args) => Some((args.target.clone(), args.takeover)),
-        Attach::Session(_) => None,
+        Attach::Terminal(args) => (args.target.clone(), args.takeover),
+        Attach::Session(command) => return session(id, socket, command),
     };
-    if let Some((terminal, takeover)) = interactive {
-        if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
-            return Rendered::usage(NO_TERMINAL);
-        }
-        return ended(id, attach::attach_terminal(socket, &terminal, takeover));
+    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        return Rendered::usage(NO_TERMINAL);
     }
-    match attach {
-        Attach::Session(SessionCommand::Observe { target, size }) => {
-            streamed(id, attach::bridge::observe(socket, target, size.cols, size.rows, &mut std::io::stdout()))
+    ended(id, attach::attach_terminal(socket, &terminal, takeover))
+}
+
+/// `terminal session observe|control`: records on stdout (and commands from stdin).
+fn session(id: &str, socket: &std::path::Path, command: &SessionCommand) -> Rendered {
+    let result = match command {
+        SessionCommand::Observe { target, size } => {
+            attach::bridge::observe(socket, target, size.cols, size.rows, &mut std::io::stdout())
         }
-        Attach::Session(SessionCommand::Control { target, takeover, size }) => {
+        SessionCommand::Control { target, takeover, size } => {
             let stdin = std::io::BufReader::new(std::io::stdin());
             let size = (size.cols, size.rows);
-            streamed(id, attach::bridge::control(socket, target, *takeover, size, stdin, &mut std::io::stdout()))
+            attach::bridge::control(socket, target, *takeover, size, stdin, &mut std::io::stdout())
         }
-        Attach::Agent(_) | Attach::Terminal(_) => Rendered::default(),
+    };
+    match result {
+        Ok(()) => Rendered::default(),
+        Err(err) => failed(id, err),
     }
 }
 
@@ -109,14 +114,6 @@ fn ended(id: &str, result: Result<AttachEnd, AttachError>) -> Rendered {
         Ok(AttachEnd::Lost(why)) => {
             Rendered::stderr(format!("herdr: terminal attach lost: {why}\n"), EXIT_ERROR)
         }
-        Err(err) => failed(id, err),
-    }
-}
-
-/// A session stream printed its records itself; only a failure is left to say.
-fn streamed(id: &str, result: Result<(), AttachError>) -> Rendered {
-    match result {
-        Ok(()) => Rendered::default(),
         Err(err) => failed(id, err),
     }
 }

@@ -158,11 +158,11 @@ mod tests {
     #[test]
     fn input_takes_text_or_base64_bytes() {
         assert_eq!(
-            command_message(r#"{"type":"terminal.input","text":"ls\r"}"#).unwrap(),
+            command_message(r#"{"type":"terminal.input","text":"ls\r"}"#).expect("a command"),
             ClientToServer::Input(b"ls\r".to_vec())
         );
         assert_eq!(
-            command_message(r#"{"type":"terminal.input","bytes":"AwQ="}"#).unwrap(),
+            command_message(r#"{"type":"terminal.input","bytes":"AwQ="}"#).expect("a command"),
             ClientToServer::Input(vec![3, 4])
         );
         assert!(matches!(
@@ -178,14 +178,14 @@ mod tests {
     #[test]
     fn resize_and_release_and_what_is_refused() {
         assert_eq!(
-            command_message(r#"{"type":"terminal.resize","cols":90,"rows":20,"cell_width_px":8}"#).unwrap(),
+            command_message(r#"{"type":"terminal.resize","cols":90,"rows":20,"cell_width_px":8}"#).expect("a command"),
             ClientToServer::Resize { cols: 90, rows: 20 }
         );
         assert!(matches!(
             command_message(r#"{"type":"terminal.resize","cols":0,"rows":20}"#),
             Err(BadCommand::ZeroSize)
         ));
-        assert_eq!(command_message(r#"{"type":"terminal.release"}"#).unwrap(), ClientToServer::Detach);
+        assert_eq!(command_message(r#"{"type":"terminal.release"}"#).expect("a command"), ClientToServer::Detach);
         assert!(matches!(
             command_message(r#"{"type":"terminal.scroll","direction":"up","lines":3}"#),
             Err(BadCommand::Unsupported("terminal.scroll"))
