@@ -1,7 +1,7 @@
 //! Direct terminal attach: this terminal shows one pane alone (`herdr agent attach`, `herdr
 //! terminal attach`) as the pane's writable owner. The supervisor sends ANSI frames of the pane
 //! at this terminal's size, written here as they come; typed bytes go to the pane unchanged
-//! except for this module's own keys ([`escape`]: `ctrl+b q` detaches, `ctrl+b ctrl+b` sends a
+//! except for this module's own keys (`escape`: `ctrl+b q` detaches, `ctrl+b ctrl+b` sends a
 //! literal `ctrl+b`); SIGWINCH resizes the pane. No reconnecting: when the connection ends the
 //! attach does, saying why ([`AttachEnd`]).
 //!
