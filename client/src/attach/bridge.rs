@@ -178,14 +178,18 @@ mod tests {
     #[test]
     fn resize_and_release_and_what_is_refused() {
         assert_eq!(
-            command_message(r#"{"type":"terminal.resize","cols":90,"rows":20,"cell_width_px":8}"#).expect("a command"),
+            command_message(r#"{"type":"terminal.resize","cols":90,"rows":20,"cell_width_px":8}"#)
+                .expect("a command"),
             ClientToServer::Resize { cols: 90, rows: 20 }
         );
         assert!(matches!(
             command_message(r#"{"type":"terminal.resize","cols":0,"rows":20}"#),
             Err(BadCommand::ZeroSize)
         ));
-        assert_eq!(command_message(r#"{"type":"terminal.release"}"#).expect("a command"), ClientToServer::Detach);
+        assert_eq!(
+            command_message(r#"{"type":"terminal.release"}"#).expect("a command"),
+            ClientToServer::Detach
+        );
         assert!(matches!(
             command_message(r#"{"type":"terminal.scroll","direction":"up","lines":3}"#),
             Err(BadCommand::Unsupported("terminal.scroll"))
