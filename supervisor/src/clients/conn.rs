@@ -55,6 +55,10 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
     };
     let mut frames = FrameDecoder::new();
     let hello = tokio::time::timeout(HANDSHAKE_TIMEOUT, read_message(&mut reader, &mut frames)).await;
+    if let Ok(Some(ClientToServer::AttachTerminal { version, cols, rows, target, role })) = hello {
+        let request = super::attach::Request { version, cols, rows, target, role };
+        return super::attach::serve(hub, reader, writer, frames, request).await;
+    }
     let Ok(Some(ClientToServer::Hello { version, cols, rows, encoding })) = hello else {
         let error = "the first message of a terminal client must be Hello".to_owned();
         let _ = write_message(&mut writer, &ServerToClient::Welcome { version: 0, error: Some(error) }).await;
@@ -254,7 +258,7 @@ impl Connection {
 
     async fn handle(&mut self, msg: ClientToServer) -> Option<ReadEnd> {
         match msg {
-            ClientToServer::Hello { .. } => {
+            ClientToServer::Hello { .. } | ClientToServer::AttachTerminal { .. } => {
                 Some(ReadEnd::Close(ShutdownReason::ProtocolError("Hello was sent twice".to_owned())))
             }
             ClientToServer::Input(bytes) => {
