@@ -24,6 +24,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::session::PaneKey;
 
+#[cfg(test)]
+pub(crate) use launcher::Ending;
 pub use launcher::{Launcher, Processes};
 pub use pane_task::{Launch, LaunchMode, Started, launch};
 pub use pidfd::PidFd;
