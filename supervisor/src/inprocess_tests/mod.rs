@@ -30,6 +30,20 @@ use crate::workers::fake::{FakeWorker, FakeWorkers};
 /// Answer lines from one API connection.
 type Lines = tokio::io::Lines<BufReader<OwnedReadHalf>>;
 
+/// How long a test waits for a line; on the paused clock this runs out only when nothing else
+/// can happen, so a missing answer or event fails the test instead of hanging it.
+const PATIENCE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The next line from an API connection.
+async fn line(lines: &mut Lines, what: &str) -> String {
+    match tokio::time::timeout(PATIENCE, lines.next_line()).await {
+        Ok(Ok(Some(line))) => line,
+        Ok(Ok(None)) => panic!("the connection closed before {what}"),
+        Ok(Err(e)) => panic!("could not read {what}: {e}"),
+        Err(_) => panic!("no {what} within {PATIENCE:?}"),
+    }
+}
+
 /// A supervisor state whose panes get fake workers.
 #[derive(Clone)]
 struct Harness {
@@ -55,9 +69,13 @@ impl Harness {
     /// One API connection served by the real transport: the request line in, the answer out.
     async fn call(&self, method: &str, params: Value) -> Value {
         let (mut lines, _writer) = self.send(method, params).await;
-        let line = lines.next_line().await.expect("read the answer").expect("an answer line");
+        let line = line(&mut lines, "the answer").await;
         let answer: Value = serde_json::from_str(&line).expect("the answer is JSON");
-        let kind = if answer.get("error").is_some() { SchemaKind::ErrorResponse } else { SchemaKind::SuccessResponse };
+        let kind = if answer.get("error").is_some() {
+            SchemaKind::ErrorResponse
+        } else {
+            SchemaKind::SuccessResponse
+        };
         if let Err(errors) = validate(kind, &answer) {
             panic!("{method}: {answer} does not fit the schema: {errors:?}");
         }
@@ -74,7 +92,8 @@ impl Harness {
     /// `call`, expecting an error; its code.
     async fn error_code(&self, method: &str, params: Value) -> String {
         let answer = self.call(method, params).await;
-        let code = answer["error"]["code"].as_str().unwrap_or_else(|| panic!("{method}: not an error: {answer}"));
+        let code =
+            answer["error"]["code"].as_str().unwrap_or_else(|| panic!("{method}: not an error: {answer}"));
         code.to_owned()
     }
 
@@ -94,7 +113,8 @@ impl Harness {
     async fn workspace(&self) -> (String, FakeWorker) {
         let created = self.ok("workspace.create", json!({"focus": true})).await;
         let worker = self.fakes.next_worker().await;
-        let pane = created["root_pane"]["pane_id"].as_str().unwrap_or_else(|| panic!("no root pane: {created}"));
+        let pane =
+            created["root_pane"]["pane_id"].as_str().unwrap_or_else(|| panic!("no root pane: {created}"));
         (pane.to_owned(), worker)
     }
 }

@@ -8,8 +8,8 @@ use herdr_protocol::ipc::{Start, WorkerRequest};
 use serde_json::json;
 
 use super::{Harness, harness};
-use crate::workers::fake::FakeWorker;
 use crate::workers::Ending;
+use crate::workers::fake::FakeWorker;
 
 /// Kills `worker`; the one the pane task starts in its place.
 async fn restart(h: &Harness, worker: FakeWorker) -> FakeWorker {
@@ -55,7 +55,7 @@ async fn a_worker_that_keeps_dying_is_given_up_on_the_sixth_death_in_a_minute() 
     let (pane, mut worker) = h.workspace().await;
     let (mut events, _conn) =
         h.send("events.subscribe", json!({"subscriptions": [{"type": "pane.exited"}]})).await;
-    let ack = events.next_line().await.expect("read").expect("the ack");
+    let ack = super::line(&mut events, "the ack").await;
     assert!(ack.contains("subscription_started"), "{ack}");
     for _ in 0..5 {
         worker = restart(&h, worker).await;
@@ -65,7 +65,7 @@ async fn a_worker_that_keeps_dying_is_given_up_on_the_sixth_death_in_a_minute() 
     // The sixth death, 50 s after the first: over budget.
     let program = worker.program;
     worker.die();
-    let line = events.next_line().await.expect("read").expect("an event line");
+    let line = super::line(&mut events, "an event line").await;
     let event: serde_json::Value = serde_json::from_str(&line).expect("JSON");
     assert_eq!(event["event"], json!("pane_exited"), "{event}");
     assert_eq!(event["data"]["pane_id"], json!(pane), "{event}");
@@ -95,9 +95,9 @@ async fn a_program_that_exits_ends_its_pane_without_a_restart() {
     let (pane, worker) = h.workspace().await;
     let (mut events, _conn) =
         h.send("events.subscribe", json!({"subscriptions": [{"type": "pane.exited"}]})).await;
-    events.next_line().await.expect("read").expect("the ack");
+    super::line(&mut events, "the ack").await;
     worker.exit(3);
-    let line = events.next_line().await.expect("read").expect("an event line");
+    let line = super::line(&mut events, "an event line").await;
     assert!(line.contains("pane_exited") && line.contains(&pane), "{line}");
     assert_eq!(h.fakes.starts(), 1, "nothing to restart");
     assert_eq!(h.fakes.ended(worker.program), None, "the program ended by itself");

@@ -61,7 +61,10 @@ async fn pane_methods_reach_the_pane_worker() {
     let closed = split["pane"]["pane_id"].clone();
     h.ok("pane.close", json!({"pane_id": closed})).await;
     assert_eq!(new_pane.finished().await, Finish::Shutdown, "closing a pane shuts its worker down");
-    assert_eq!(h.error_code("pane.read", json!({"pane_id": "w9:p9", "source": "recent"})).await, "pane_not_found");
+    assert_eq!(
+        h.error_code("pane.read", json!({"pane_id": "w9:p9", "source": "recent"})).await,
+        "pane_not_found"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -70,13 +73,13 @@ async fn agent_methods_see_what_the_worker_detects() {
     let (pane, mut worker) = h.workspace().await;
     let (mut events, _conn) =
         h.send("events.subscribe", json!({"subscriptions": [{"type": "pane.agent_detected"}]})).await;
-    events.next_line().await.expect("read").expect("the ack");
+    super::line(&mut events, "the ack").await;
     worker.event(WorkerEvent::AgentIdentity {
         agent: Some("claude".into()),
         previous: None,
         reason: IdentityReason::Detected,
     });
-    let detected = events.next_line().await.expect("read").expect("an event line");
+    let detected = super::line(&mut events, "an event line").await;
     assert!(detected.contains("pane_agent_detected") && detected.contains("claude"), "{detected}");
     let list = h.ok("agent.list", json!({})).await;
     assert_eq!(list["agents"][0]["pane_id"], json!(pane), "{list}");

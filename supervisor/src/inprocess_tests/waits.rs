@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::{Harness, Lines, harness};
 
 async fn next_event(events: &mut Lines) -> Value {
-    let line = events.next_line().await.expect("read").expect("an event line");
+    let line = super::line(events, "an event line").await;
     let event: Value = serde_json::from_str(&line).expect("JSON");
     let kind = if event.get("data").and_then(|d| d.get("type")).is_some() {
         herdr_protocol::schema_check::SchemaKind::Event
@@ -41,7 +41,7 @@ async fn a_subscription_streams_a_panes_events_in_order() {
     let kinds = ["pane.created", "pane.updated", "pane.exited"];
     let subscriptions: Vec<Value> = kinds.iter().map(|k| json!({"type": k})).collect();
     let (mut events, _conn) = h.send("events.subscribe", json!({"subscriptions": subscriptions})).await;
-    let ack = events.next_line().await.expect("read").expect("the ack");
+    let ack = super::line(&mut events, "the ack").await;
     assert!(ack.contains("subscription_started"), "{ack}");
     let split = h.ok("pane.split", json!({"target_pane_id": pane, "direction": "down"})).await;
     let _second = h.fakes.next_worker().await;
@@ -54,13 +54,16 @@ async fn a_subscription_streams_a_panes_events_in_order() {
         seen.push((event["event"].clone(), event["seq"].as_u64().expect("seq")));
         match seen.len() {
             1 => assert_eq!(event["data"]["pane"]["pane_id"], split["pane"]["pane_id"], "{event}"),
-            2 => assert_eq!(event["data"]["pane"]["title"], json!("first title"), "{event}"),
-            3 => assert_eq!(event["data"]["pane"]["title"], json!("second title"), "{event}"),
+            2 => assert_eq!(event["data"]["pane"]["terminal_title"], json!("first title"), "{event}"),
+            3 => assert_eq!(event["data"]["pane"]["terminal_title"], json!("second title"), "{event}"),
             _ => assert_eq!(event["data"]["pane_id"], json!(pane), "{event}"),
         }
     }
     let names: Vec<&Value> = seen.iter().map(|(name, _)| name).collect();
-    assert_eq!(names, [&json!("pane_created"), &json!("pane_updated"), &json!("pane_updated"), &json!("pane_exited")]);
+    assert_eq!(
+        names,
+        [&json!("pane_created"), &json!("pane_updated"), &json!("pane_updated"), &json!("pane_exited")]
+    );
     assert!(seen.windows(2).all(|w| w[0].1 < w[1].1), "sequence numbers rise: {seen:?}");
 }
 
@@ -70,8 +73,12 @@ async fn working_agent(h: &Harness) -> (String, crate::workers::fake::FakeWorker
     let (mut events, _conn) = h
         .send("events.subscribe", json!({"subscriptions": [{"type": "pane.agent_status_changed", "pane_id": pane, "agent_status": "working"}]}))
         .await;
-    events.next_line().await.expect("read").expect("the ack");
-    worker.event(WorkerEvent::AgentIdentity { agent: Some("claude".into()), previous: None, reason: IdentityReason::Detected });
+    super::line(&mut events, "the ack").await;
+    worker.event(WorkerEvent::AgentIdentity {
+        agent: Some("claude".into()),
+        previous: None,
+        reason: IdentityReason::Detected,
+    });
     worker.event(screen(DetectedState::Working));
     let working = next_event(&mut events).await;
     assert_eq!(working["data"]["agent_status"], json!("working"), "{working}");
@@ -104,7 +111,8 @@ async fn agent_wait_times_out_when_nothing_changes() {
 }
 
 fn wait_for(pane: &str, text: &str, timeout_ms: Option<u64>) -> Value {
-    let mut params = json!({"pane_id": pane, "source": "recent", "match": {"type": "substring", "value": text}});
+    let mut params =
+        json!({"pane_id": pane, "source": "recent", "match": {"type": "substring", "value": text}});
     if let Some(ms) = timeout_ms {
         params["timeout_ms"] = json!(ms);
     }

@@ -167,7 +167,10 @@ pub(crate) struct FakeWorker {
 
 impl FakeWorker {
     /// The next request the supervisor sent that `wanted` picks (earlier ones are skipped).
-    pub(crate) async fn next_request(&mut self, wanted: impl Fn(&WorkerRequest) -> bool) -> (u64, WorkerRequest) {
+    pub(crate) async fn next_request(
+        &mut self,
+        wanted: impl Fn(&WorkerRequest) -> bool,
+    ) -> (u64, WorkerRequest) {
         let found = tokio::time::timeout(PATIENCE, async {
             while let Some((id, body)) = self.requests.recv().await {
                 if wanted(&body) {
@@ -287,7 +290,11 @@ fn inode(fd: &OwnedFd) -> u64 {
 }
 
 /// One fake worker: the handshake, then requests and the test's orders until it ends.
-async fn serve(mut link: FakeLink, programs: Arc<Mutex<Programs>>, started: mpsc::UnboundedSender<FakeWorker>) {
+async fn serve(
+    mut link: FakeLink,
+    programs: Arc<Mutex<Programs>>,
+    started: mpsc::UnboundedSender<FakeWorker>,
+) {
     let Some((SupervisorToWorker::Hello { start, .. }, fd)) = link.recv().await else { return };
     let hello = WorkerToSupervisor::Hello { version: IPC_VERSION, worker_pid: 0 };
     let (program, got_the_master) = match &start {
@@ -297,8 +304,13 @@ async fn serve(mut link: FakeLink, programs: Arc<Mutex<Programs>>, started: mpsc
                 let mut programs = lock(&programs);
                 let pid = programs.next_pid;
                 programs.next_pid += 1;
-                let program =
-                    Program { alive: true, screen: String::new(), revision: 0, master: inode(&master), ended: None };
+                let program = Program {
+                    alive: true,
+                    screen: String::new(),
+                    revision: 0,
+                    master: inode(&master),
+                    ended: None,
+                };
                 programs.by_pid.insert(pid, program);
                 pid
             };
@@ -390,11 +402,15 @@ impl Serving {
             }
             SupervisorToWorker::HandOver => {
                 let reason = "a fake worker does not hand over".to_owned();
-                self.link.send(&WorkerToSupervisor::Refused { reason }, None).await.err().map(|_| Finish::HungUp)
+                self.link
+                    .send(&WorkerToSupervisor::Refused { reason }, None)
+                    .await
+                    .err()
+                    .map(|_| Finish::HungUp)
             }
-            SupervisorToWorker::Hello { .. } | SupervisorToWorker::Adopt { .. } | SupervisorToWorker::DumpChunk { .. } => {
-                None
-            }
+            SupervisorToWorker::Hello { .. }
+            | SupervisorToWorker::Adopt { .. }
+            | SupervisorToWorker::DumpChunk { .. } => None,
         }
     }
 
@@ -470,8 +486,12 @@ impl Serving {
 
     /// Answers the waits and watches that `line` matches.
     async fn recheck(&mut self, line: &str) {
-        let hits: Vec<(u64, bool)> =
-            self.waits.iter().filter(|(_, w)| matches(&w.matcher, line)).map(|(id, w)| (*id, w.watch)).collect();
+        let hits: Vec<(u64, bool)> = self
+            .waits
+            .iter()
+            .filter(|(_, w)| matches(&w.matcher, line))
+            .map(|(id, w)| (*id, w.watch))
+            .collect();
         for (id, watch) in hits {
             let (matched_line, read) = (line.to_owned(), self.read());
             let frame = if watch {

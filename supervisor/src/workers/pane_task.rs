@@ -220,7 +220,8 @@ async fn start_fresh(spec: &Launch, size: (u16, u16), observer: &Observer) -> Re
         hold_failure: spec.mode != LaunchMode::Spawn,
         replay: spec.replay.clone(),
     };
-    let worker_spec = WorkerSpec { exe: &spec.worker_exe, identity: &spec.identity, launcher: &*spec.launcher };
+    let worker_spec =
+        WorkerSpec { exe: &spec.worker_exe, identity: &spec.identity, launcher: &*spec.launcher };
     let (worker, program) = Worker::start_fresh(&worker_spec, start, (spec.key, observer.clone())).await?;
     let pid = program.pid;
     Ok((worker, program, Started { pid, adopted: false, awaiting_resume: false }, size))

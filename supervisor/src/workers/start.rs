@@ -16,8 +16,8 @@ use nix::unistd::Pid;
 use tokio::sync::mpsc;
 
 use super::Observer;
-use super::link::{self, LinkReader, LinkWriter};
 use super::launcher::{Launcher, Linked};
+use super::link::{self, LinkReader, LinkWriter};
 use super::pidfd::PidFd;
 use super::start_error::StartError;
 use crate::session::PaneKey;
