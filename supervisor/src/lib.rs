@@ -13,6 +13,8 @@ pub mod build_info;
 mod clients;
 mod handoff;
 mod hub;
+#[cfg(test)]
+mod inprocess_tests;
 pub mod logging;
 mod logind;
 pub mod metadata;

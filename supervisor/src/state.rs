@@ -24,7 +24,8 @@ use crate::hub::Hub;
 use crate::resumes::PendingResumes;
 use crate::session::{Effects, HandleError, PaneKey, Session, SpawnOrigin, SpawnRequest};
 use crate::workers::{
-    self, Gone, Launch, LaunchMode, PaneHandle, PaneObserver, Registry, RuntimeDir, StartError, Started,
+    self, Gone, Launch, LaunchMode, Launcher, PaneHandle, PaneObserver, Processes, Registry, RuntimeDir,
+    StartError, Started,
 };
 
 /// The tab area used while no client is attached (upstream's headless size).
@@ -56,6 +57,8 @@ pub struct Shared {
     pub hub: Hub,
     /// The terminal clients' side (mirrored pane grids, alerts, the live UI config).
     clients: Arc<dyn ClientSide>,
+    /// What starts the panes' workers: real processes, or a test's fake.
+    launcher: Arc<dyn Launcher>,
     /// Restored panes whose agent resume waits for the first client to size the layout.
     pub resumes: PendingResumes,
     /// Live handoff: whether one is under way, and what it passes.
@@ -109,6 +112,18 @@ impl Shared {
         session: Session,
         clients: Arc<dyn ClientSide>,
     ) -> Arc<Self> {
+        Self::with_launcher(config, runtime, autosave, session, clients, Arc::new(Processes))
+    }
+
+    /// [`Shared::with_session`] whose panes get their workers from `launcher`.
+    pub(crate) fn with_launcher(
+        config: ServerConfig,
+        runtime: RuntimeDir,
+        autosave: Autosave,
+        session: Session,
+        clients: Arc<dyn ClientSide>,
+        launcher: Arc<dyn Launcher>,
+    ) -> Arc<Self> {
         Arc::new_cyclic(|me| Shared {
             config,
             runtime,
@@ -117,6 +132,7 @@ impl Shared {
             panes: Mutex::new(Registry::default()),
             hub: Hub::new(),
             clients,
+            launcher,
             resumes: PendingResumes::default(),
             handoff: crate::handoff::Handoff::default(),
             metadata_expiry: Default::default(),
@@ -282,6 +298,7 @@ impl Shared {
             identity,
             mode,
             replay: spawn.replay,
+            launcher: self.launcher.clone(),
         }
     }
 

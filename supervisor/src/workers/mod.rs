@@ -3,6 +3,9 @@
 //! moves it to this supervisor's own worker binary when it runs another (`upgrade`).
 
 mod awaiting;
+#[cfg(test)]
+pub(crate) mod fake;
+mod launcher;
 mod link;
 mod pane_task;
 mod pidfd;
@@ -21,6 +24,9 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::session::PaneKey;
 
+#[cfg(test)]
+pub(crate) use launcher::Ending;
+pub use launcher::{Launcher, Processes};
 pub use pane_task::{Launch, LaunchMode, Started, launch};
 pub use pidfd::PidFd;
 pub use runtime::{RuntimeDir, RuntimeDirError, SessionLock};

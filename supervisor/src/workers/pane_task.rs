@@ -6,16 +6,16 @@ use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use herdr_protocol::ipc::{
     Start, SupervisorToWorker, WorkerEvent, WorkerIdentity, WorkerRequest, WorkerResponse, WorkerToSupervisor,
 };
-use nix::sys::signal::{Signal, kill, killpg};
-use nix::unistd::Pid;
 use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
 
 use super::awaiting::{self, Waited};
+use super::launcher::{Ending, Launcher};
 use super::start::{Incoming, Program, Worker, WorkerSpec};
 use super::start_error::StartError;
 use super::{Gone, Observer, PaneCmd, PaneHandle, WatchMatch};
@@ -63,6 +63,8 @@ pub struct Launch {
     /// A saved screen for the terminal before the program starts (pane history), used only if
     /// the pane's program starts afresh: an adopted worker has its live screen.
     pub replay: Option<Vec<u8>>,
+    /// What starts and reaches its workers ([`super::Processes`] but in tests).
+    pub launcher: Arc<dyn Launcher>,
 }
 
 /// How a pane's worker came to be.
@@ -128,6 +130,7 @@ pub fn launch(
             key: spec.key,
             worker_exe: spec.worker_exe,
             identity: spec.identity,
+            launcher: spec.launcher,
             observer,
             size,
             program,
@@ -158,7 +161,7 @@ enum NotStarted {
 async fn obtain(spec: &Launch, observer: &Observer) -> Result<Obtained, NotStarted> {
     let screen = (spec.key, observer.clone());
     if spec.mode != LaunchMode::Spawn {
-        match adopt_when_released(&spec.identity, screen.clone()).await {
+        match adopt_when_released(&*spec.launcher, &spec.identity, screen.clone()).await {
             Ok((worker, program, size)) => {
                 log::info!(
                     "pane {:?}: adopted worker {} (program {}, uid {})",
@@ -191,12 +194,13 @@ const RELEASE_WAIT: Duration = Duration::from_secs(3);
 /// [`Worker::adopt`], tried again while the worker says a supervisor is still linked: during a
 /// live handoff the old supervisor's hang-up may reach the worker just after our `Adopt`.
 async fn adopt_when_released(
+    launcher: &dyn Launcher,
     identity: &WorkerIdentity,
     screen: super::start::ScreenSink,
 ) -> Result<(Worker, Program, (u16, u16)), StartError> {
     let deadline = Instant::now() + RELEASE_WAIT;
     loop {
-        match Worker::adopt(identity, screen.clone()).await {
+        match Worker::adopt(launcher, identity, screen.clone()).await {
             Err(reason) if reason.still_linked() && Instant::now() < deadline => {
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
@@ -216,7 +220,8 @@ async fn start_fresh(spec: &Launch, size: (u16, u16), observer: &Observer) -> Re
         hold_failure: spec.mode != LaunchMode::Spawn,
         replay: spec.replay.clone(),
     };
-    let worker_spec = WorkerSpec { exe: &spec.worker_exe, identity: &spec.identity };
+    let worker_spec =
+        WorkerSpec { exe: &spec.worker_exe, identity: &spec.identity, launcher: &*spec.launcher };
     let (worker, program) = Worker::start_fresh(&worker_spec, start, (spec.key, observer.clone())).await?;
     let pid = program.pid;
     Ok((worker, program, Started { pid, adopted: false, awaiting_resume: false }, size))
@@ -231,6 +236,7 @@ struct PaneTask {
     key: PaneKey,
     worker_exe: PathBuf,
     identity: WorkerIdentity,
+    launcher: Arc<dyn Launcher>,
     observer: Observer,
     size: (u16, u16),
     program: Program,
@@ -241,6 +247,8 @@ struct PaneTask {
     pending: HashMap<u64, (WorkerRequest, oneshot::Sender<WorkerResponse>)>,
     /// Output watches and where their matches go; re-sent to a replacement worker.
     watches: HashMap<u64, (WorkerRequest, mpsc::UnboundedSender<WatchMatch>)>,
+    /// When the worker was restarted, within the last [`RESTART_WINDOW`] (tokio's clock, so a
+    /// paused test clock drives the budget).
     restarts: VecDeque<Instant>,
     /// The last `SetScansSuspended` sent: a replacement worker starts scanning, so it is told.
     scans_suspended: bool,
@@ -387,7 +395,7 @@ impl PaneTask {
     /// The worker died without reporting an exit. If the program still runs, a new worker adopts
     /// it; false when the pane is gone.
     async fn replace_worker(&mut self) -> bool {
-        if !process_alive(self.program.pid) {
+        if !self.launcher.program_alive(self.program.pid) {
             log::info!(
                 "pane {:?}: worker {} and program {} are gone",
                 self.key,
@@ -405,14 +413,14 @@ impl PaneTask {
                 "pane {:?}: worker died {RESTART_LIMIT} times within {RESTART_WINDOW:?}; closing the pane",
                 self.key
             );
-            hang_up(self.program.pid);
+            self.launcher.end_program(self.program.pid, Ending::HangUp);
             return false;
         }
         self.restarts.push_back(now);
         let (cols, rows) = self.size;
         let start = Start::Adopt { child_pid: self.program.pid, cols, rows };
         let screen = (self.key, self.observer.clone());
-        let spec = WorkerSpec { exe: &self.worker_exe, identity: &self.identity };
+        let spec = WorkerSpec { exe: &self.worker_exe, identity: &self.identity, launcher: &*self.launcher };
         match Worker::spawn_and_greet(&spec, start, Some(&self.program.master), None, screen).await {
             Ok(worker) => {
                 log::warn!(
@@ -480,30 +488,8 @@ impl PaneTask {
                 }
             }
         }
-        if process_alive(self.program.pid) {
-            let _ = killpg(Pid::from_raw(self.program.pid), Signal::SIGKILL);
-            let _ = kill(Pid::from_raw(self.program.pid), Signal::SIGKILL);
+        if self.launcher.program_alive(self.program.pid) {
+            self.launcher.end_program(self.program.pid, Ending::Kill);
         }
-    }
-}
-
-fn hang_up(pid: i32) {
-    if pid > 0 {
-        let _ = killpg(Pid::from_raw(pid), Signal::SIGHUP);
-        let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
-    }
-}
-
-/// True while `pid` exists and is not a zombie (never for 0: a held failure runs nothing, and
-/// signalling "pid 0" would signal our own group).
-fn process_alive(pid: i32) -> bool {
-    if pid <= 0 {
-        return false;
-    }
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X'))
-        }
-        Err(_) => false,
     }
 }

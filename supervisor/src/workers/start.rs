@@ -16,9 +16,9 @@ use nix::unistd::Pid;
 use tokio::sync::mpsc;
 
 use super::Observer;
+use super::launcher::{Launcher, Linked};
 use super::link::{self, LinkReader, LinkWriter};
 use super::pidfd::PidFd;
-use super::spawn;
 use super::start_error::StartError;
 use crate::session::PaneKey;
 
@@ -55,15 +55,17 @@ pub struct Worker {
     pub link_version: u32,
     pub writer: LinkWriter,
     pub frames: mpsc::UnboundedReceiver<Incoming>,
-    /// `None` if the worker was gone before we could watch it.
+    /// `None` if the worker was gone before we could watch it (or is no process: pid 0).
     pidfd: Option<PidFd>,
 }
 
-/// What a pane needs to start a worker: the executable and the identity it is given.
+/// What a pane needs to start a worker: the executable, the identity it is given, and what
+/// starts it.
 #[derive(Debug, Clone)]
 pub struct WorkerSpec<'a> {
     pub exe: &'a Path,
     pub identity: &'a WorkerIdentity,
+    pub launcher: &'a dyn Launcher,
 }
 
 impl Worker {
@@ -71,7 +73,8 @@ impl Worker {
         let (writer, reader) = link::split(stream);
         let (tx, frames) = mpsc::unbounded_channel();
         tokio::spawn(read_frames(reader, tx, screen));
-        Worker { pid, link_version: IPC_VERSION, writer, frames, pidfd: PidFd::open(pid) }
+        let pidfd = if pid > 0 { PidFd::open(pid) } else { None };
+        Worker { pid, link_version: IPC_VERSION, writer, frames, pidfd }
     }
 
     /// Starts a new worker process and completes the `Hello` handshake; `dump` (a
@@ -83,7 +86,9 @@ impl Worker {
         dump: Option<&[u8]>,
         screen: ScreenSink,
     ) -> Result<Worker, StartError> {
-        let started = spawn::start(spec.exe)
+        let started = spec
+            .launcher
+            .start(spec.exe)
             .map_err(|source| StartError::Exec { exe: spec.exe.to_path_buf(), source })?;
         let mut worker = Worker::over(started.pid, started.link, screen);
         let hello = SupervisorToWorker::Hello {
@@ -149,18 +154,12 @@ impl Worker {
     /// Takes over the worker listening at `identity.socket`, which outlived its supervisor.
     /// Returns it with its program and the size its terminal has.
     pub async fn adopt(
+        launcher: &dyn Launcher,
         identity: &WorkerIdentity,
         screen: ScreenSink,
     ) -> Result<(Worker, Program, (u16, u16)), StartError> {
-        let stream = tokio::net::UnixStream::connect(&identity.socket)
-            .await
-            .map_err(|source| StartError::NoWorkerAt { socket: identity.socket.clone(), source })?;
-        let peer = stream.peer_cred().map_err(StartError::Credentials)?;
-        if peer.uid() != nix::unistd::geteuid().as_raw() {
-            return Err(StartError::OtherUser { socket: identity.socket.clone(), uid: peer.uid() });
-        }
-        let pid = peer.pid().unwrap_or(0);
-        let mut worker = Worker::over(pid, stream, screen);
+        let Linked { pid, link } = launcher.connect(&identity.socket).await?;
+        let mut worker = Worker::over(pid, link, screen);
         let adopt = SupervisorToWorker::Adopt {
             version: IPC_VERSION,
             min_version: MIN_IPC_VERSION,

@@ -45,7 +45,7 @@ impl PaneTask {
     /// The handoff failed: adopt the worker again, as a new supervisor would.
     async fn reclaim(&mut self) -> Flow {
         let screen = (self.key, self.observer.clone());
-        match adopt_when_released(&self.identity, screen).await {
+        match adopt_when_released(&*self.launcher, &self.identity, screen).await {
             Ok((worker, _program, size)) => {
                 log::info!("pane {:?}: took worker {} back after a failed handoff", self.key, worker.pid);
                 self.set_worker(worker);

@@ -81,7 +81,7 @@ impl PaneTask {
         let dump_len = u64::try_from(dump.len()).unwrap_or(u64::MAX);
         let start = Start::Restore { child_pid: self.program.pid, cols, rows, revision, dump_len };
         let screen = (self.key, self.observer.clone());
-        let spec = WorkerSpec { exe: &self.worker_exe, identity: &self.identity };
+        let spec = WorkerSpec { exe: &self.worker_exe, identity: &self.identity, launcher: &*self.launcher };
         match Worker::spawn_and_greet(&spec, start, Some(&self.program.master), Some(&dump), screen).await {
             Ok(worker) => {
                 let to = worker.pid;
