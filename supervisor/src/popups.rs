@@ -204,6 +204,7 @@ fn launch(shared: &Shared, key: PaneKey, uid: String, spec: PopupSpec, (cols, ro
         identity,
         mode: LaunchMode::Spawn,
         replay: None,
+        launcher: shared.launcher(),
     }
 }
 

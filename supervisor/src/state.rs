@@ -302,6 +302,11 @@ impl Shared {
         }
     }
 
+    /// What starts this session's workers (the real processes, or a test's fake).
+    pub(crate) fn launcher(&self) -> Arc<dyn Launcher> {
+        self.launcher.clone()
+    }
+
     fn observer(&self) -> Arc<dyn PaneObserver> {
         Arc::new(SharedObserver(self.me.clone()))
     }
