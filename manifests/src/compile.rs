@@ -99,8 +99,12 @@ pub fn compile(
         });
     }
     let by_priority = crate::eval::priority_order(&rules);
-    let last_turn =
-        parsed.last_turn.as_ref().map(LastTurnSpec::compile).transpose().map_err(|p| ManifestError::file(file, p))?;
+    let last_turn = parsed
+        .last_turn
+        .as_ref()
+        .map(LastTurnSpec::compile)
+        .transpose()
+        .map_err(|p| ManifestError::file(file, p))?;
     Ok(CompiledManifest {
         by_priority,
         last_turn,

@@ -86,7 +86,9 @@ fn strip(spec: &LastTurnSpec, lines: &[&str]) -> Vec<String> {
             continue;
         }
         match hang {
-            Some((need, remove)) if line.len() >= need && line.as_bytes()[..need].iter().all(|b| *b == b' ') => {
+            Some((need, remove))
+                if line.len() >= need && line.as_bytes()[..need].iter().all(|b| *b == b' ') =>
+            {
                 out.push(line[remove..].to_string());
             }
             _ => {
@@ -121,7 +123,8 @@ impl LastTurn {
     /// in the text (no prompt echo found).
     pub fn bounded(&self, max_lines: Option<usize>, max_bytes: usize) -> (String, bool) {
         let mut truncated = self.prompt.is_none();
-        let mut lines: Vec<&str> = if self.text.is_empty() { Vec::new() } else { self.text.split('\n').collect() };
+        let mut lines: Vec<&str> =
+            if self.text.is_empty() { Vec::new() } else { self.text.split('\n').collect() };
         if let Some(max) = max_lines
             && lines.len() > max
         {

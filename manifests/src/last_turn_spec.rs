@@ -88,12 +88,15 @@ impl LastTurnSpec {
                 region
             }
         };
-        let end_line = file.end_line_regex.as_deref().map(|p| build("last_turn.end_line_regex", p)).transpose()?;
+        let end_line =
+            file.end_line_regex.as_deref().map(|p| build("last_turn.end_line_regex", p)).transpose()?;
         let prompt_line = match file.prompt_line_regex.as_deref() {
             Some(p) => build("last_turn.prompt_line_regex", p)?,
             None => generic.prompt_line,
         };
-        for (field, list) in [("chrome_line_regex", &file.chrome_line_regex), ("strip_prefix", &file.strip_prefix)] {
+        for (field, list) in
+            [("chrome_line_regex", &file.chrome_line_regex), ("strip_prefix", &file.strip_prefix)]
+        {
             if list.len() > MAX_DIRECT_MATCHERS {
                 let path = format!("last_turn.{field}");
                 return Err(ManifestProblem::TooManyDirectMatchers {
@@ -116,19 +119,30 @@ impl LastTurnSpec {
             }
             check_length(&path, prefix)?;
         }
-        Ok(LastTurnSpec { end_region, end_line, prompt_line, chrome_lines, strip_prefix: file.strip_prefix.clone() })
+        Ok(LastTurnSpec {
+            end_region,
+            end_line,
+            prompt_line,
+            chrome_lines,
+            strip_prefix: file.strip_prefix.clone(),
+        })
     }
 }
 
 fn check_length(path: &str, text: &str) -> Result<(), ManifestProblem> {
     let found = text.chars().count();
     if found > MAX_MATCHER_CHARS {
-        return Err(ManifestProblem::MatcherTooLong { path: path.to_string(), found, limit: MAX_MATCHER_CHARS });
+        return Err(ManifestProblem::MatcherTooLong {
+            path: path.to_string(),
+            found,
+            limit: MAX_MATCHER_CHARS,
+        });
     }
     Ok(())
 }
 
 fn build(path: &str, pattern: &str) -> Result<Regex, ManifestProblem> {
     check_length(path, pattern)?;
-    Regex::new(pattern).map_err(|e| ManifestProblem::BadRegex { path: path.to_string(), message: e.to_string() })
+    Regex::new(pattern)
+        .map_err(|e| ManifestProblem::BadRegex { path: path.to_string(), message: e.to_string() })
 }

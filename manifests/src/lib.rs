@@ -31,9 +31,9 @@ pub use compile::{CompiledManifest, ManifestSource, compile};
 pub use error::{ManifestError, ManifestProblem};
 pub use eval::{Detection, DetectionInput, MatchedRule, evaluate};
 pub use explain::{Explanation, explain};
+pub use identity::{ForegroundProcess, Identity, IdentityEvidence, identify};
 pub use last_turn::{LastTurn, last_turn};
 pub use last_turn_spec::LastTurnSpec;
-pub use identity::{ForegroundProcess, Identity, IdentityEvidence, identify};
 pub use machine::{
     AgentChangeReason, Detector, Foreground, PaneView, Publication, ScreenText, StateReport, Step,
 };

@@ -48,10 +48,21 @@ fn every_last_turn_fixture_cuts_to_the_reply_only() {
         let want = fs::read_to_string(dir.join("expect_last_turn.txt")).expect("expect_last_turn.txt");
         let turn = last_turn(set.get(*agent), &screen);
         if turn.text != want.trim_end_matches('\n') || turn.prompt.is_none() {
-            failures.push(format!("{} (prompt {:?}):\n{}", dir.display(), turn.prompt, diff(&want, &turn.text)));
+            failures.push(format!(
+                "{} (prompt {:?}):\n{}",
+                dir.display(),
+                turn.prompt,
+                diff(&want, &turn.text)
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} last_turn cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} last_turn cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
     let major = [Agent::Claude, Agent::Codex, Agent::Opencode, Agent::Gemini, Agent::Cursor, Agent::Copilot];
     for agent in major {
         assert!(cases.iter().any(|(a, _)| *a == agent), "{agent}: no last_turn fixture");
@@ -102,14 +113,32 @@ fn table(body: &str) -> Result<(), ManifestProblem> {
 #[test]
 fn the_last_turn_table_is_validated_like_the_rules() {
     assert_eq!(table("end_region = \"above_prompt_box\"\nstrip_prefix = [\"* \"]"), Ok(()));
-    assert_eq!(table("end_region = \"bottom_lines(3)\""), Err(ManifestProblem::BadLastTurnEnd("bottom_lines(3)".into())));
+    assert_eq!(
+        table("end_region = \"bottom_lines(3)\""),
+        Err(ManifestProblem::BadLastTurnEnd("bottom_lines(3)".into()))
+    );
     assert!(matches!(table("end_region = \"nowhere\""), Err(ManifestProblem::BadRegion { .. })));
-    assert!(matches!(table("prompt_line_regex = \"(\""), Err(ManifestProblem::BadRegex { path, .. }) if path == "last_turn.prompt_line_regex"));
-    assert!(matches!(table("chrome_line_regex = [\"ok\", \"[\"]"), Err(ManifestProblem::BadRegex { path, .. }) if path == "last_turn.chrome_line_regex[1]"));
-    assert_eq!(table("strip_prefix = [\" \"]"), Err(ManifestProblem::EmptyStripPrefix { path: "last_turn.strip_prefix[0]".into() }));
+    assert!(
+        matches!(table("prompt_line_regex = \"(\""), Err(ManifestProblem::BadRegex { path, .. }) if path == "last_turn.prompt_line_regex")
+    );
+    assert!(
+        matches!(table("chrome_line_regex = [\"ok\", \"[\"]"), Err(ManifestProblem::BadRegex { path, .. }) if path == "last_turn.chrome_line_regex[1]")
+    );
+    assert_eq!(
+        table("strip_prefix = [\" \"]"),
+        Err(ManifestProblem::EmptyStripPrefix { path: "last_turn.strip_prefix[0]".into() })
+    );
     let long = "x".repeat(513);
-    assert!(matches!(table(&format!("end_line_regex = \"{long}\"")), Err(ManifestProblem::MatcherTooLong { .. })));
+    assert!(matches!(
+        table(&format!("end_line_regex = \"{long}\"")),
+        Err(ManifestProblem::MatcherTooLong { .. })
+    ));
     let many = (0..33).map(|i| format!("\"c{i}\"")).collect::<Vec<_>>().join(", ");
-    assert!(matches!(table(&format!("chrome_line_regex = [{many}]")), Err(ManifestProblem::TooManyDirectMatchers { .. })));
-    assert!(matches!(table("prompt_regex = \"x\""), Err(ManifestProblem::Toml(m)) if m.contains("prompt_regex")));
+    assert!(matches!(
+        table(&format!("chrome_line_regex = [{many}]")),
+        Err(ManifestProblem::TooManyDirectMatchers { .. })
+    ));
+    assert!(
+        matches!(table("prompt_regex = \"x\""), Err(ManifestProblem::Toml(m)) if m.contains("prompt_regex"))
+    );
 }
