@@ -121,8 +121,8 @@ impl SplitDirection {
     }
 }
 
-/// A read snapshot source. The CLI spelling is `recent-unwrapped`; the wire spelling is
-/// `recent_unwrapped` (accepted here too).
+/// A read snapshot source. The CLI spellings are `recent-unwrapped` and `last-turn`; the wire
+/// spellings `recent_unwrapped` and `last_turn` are accepted here too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReadSource {
     Visible,
@@ -130,6 +130,9 @@ pub enum ReadSource {
     #[value(name = "recent-unwrapped", alias = "recent_unwrapped")]
     RecentUnwrapped,
     Detection,
+    /// Extension: the agent's reply to the last prompt, chrome removed (wire `last_turn`).
+    #[value(name = "last-turn", alias = "last_turn")]
+    LastTurn,
 }
 
 impl ReadSource {
@@ -140,6 +143,7 @@ impl ReadSource {
             ReadSource::Recent => protocol::ReadSource::Recent,
             ReadSource::RecentUnwrapped => protocol::ReadSource::RecentUnwrapped,
             ReadSource::Detection => protocol::ReadSource::Detection,
+            ReadSource::LastTurn => protocol::ReadSource::LastTurn,
         }
     }
 }

@@ -79,6 +79,11 @@ class Claude(Screens):
         return [f"> {text}", ""]
 
     def reply(self, prompt, approved):
+        if "multi-line-reply" in prompt.lower():
+            # A turn with a tool call, a multi-line answer and the "worked for" status line.
+            return ["⏺ Read(src/net.rs)", "  ⎿  Read 88 lines", "", "⏺ Reviewed the retry loop:",
+                    "  - backoff never resets after a success", "  - the timeout is read on every call",
+                    "", "✻ Worked for 1s", ""]
         text = f"Ran {COMMAND}; the build directory is gone." if approved else "Done. Everything is in order."
         return [f"⏺ {text}", ""]
 

@@ -7,6 +7,7 @@ use regex::Regex;
 
 use crate::agent::{Agent, AgentState};
 use crate::error::{ManifestError, ManifestProblem};
+use crate::last_turn_spec::LastTurnSpec;
 use crate::regions::Region;
 use crate::schema::{GateFile, ManifestFile};
 use crate::validate::validate;
@@ -40,6 +41,8 @@ pub struct CompiledManifest {
     pub rules: Vec<CompiledRule>,
     /// Rule indices, highest priority first, file order within a tie (evaluation order).
     pub by_priority: Vec<usize>,
+    /// The `[last_turn]` table, when the manifest has one (else reads use the generic cut).
+    pub last_turn: Option<LastTurnSpec>,
 }
 
 /// One rule, in file order.
@@ -96,8 +99,15 @@ pub fn compile(
         });
     }
     let by_priority = crate::eval::priority_order(&rules);
+    let last_turn = parsed
+        .last_turn
+        .as_ref()
+        .map(LastTurnSpec::compile)
+        .transpose()
+        .map_err(|p| ManifestError::file(file, p))?;
     Ok(CompiledManifest {
         by_priority,
+        last_turn,
         agent,
         id: parsed.id,
         version: parsed.version,

@@ -59,6 +59,12 @@ pub enum ManifestProblem {
     TooManyMatchers { found: usize, limit: usize },
     #[error("matcher at {path} is {found} chars, limit {limit}")]
     MatcherTooLong { path: String, found: usize, limit: usize },
+    #[error(
+        "last_turn.end_region `{0}` must be whole_recent, above_prompt_box or before_current_prompt_marker"
+    )]
+    BadLastTurnEnd(String),
+    #[error("{path} is empty")]
+    EmptyStripPrefix { path: String },
     #[error("regex at {path} does not compile: {message}")]
     BadRegex { path: String, message: String },
 }

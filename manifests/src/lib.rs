@@ -8,7 +8,8 @@
 //!
 //! Map: `schema` (file format) → `validate` (limits) → `compile` (regexes) → `regions` + `eval`
 //! (verdict) / `explain` (evidence); `embedded` + `overrides` (the effective set); `identity`
-//! (process → agent); `machine` (timing and publish rules).
+//! (process → agent); `machine` (timing and publish rules); `last_turn_spec` + `last_turn` (the
+//! `last_turn` read's cut of an agent's reply).
 
 pub mod agent;
 pub mod compile;
@@ -17,6 +18,8 @@ pub mod error;
 pub mod eval;
 pub mod explain;
 pub mod identity;
+pub mod last_turn;
+pub mod last_turn_spec;
 pub mod machine;
 pub mod overrides;
 pub mod regions;
@@ -29,6 +32,8 @@ pub use error::{ManifestError, ManifestProblem};
 pub use eval::{Detection, DetectionInput, MatchedRule, evaluate};
 pub use explain::{Explanation, explain};
 pub use identity::{ForegroundProcess, Identity, IdentityEvidence, identify};
+pub use last_turn::{LastTurn, last_turn};
+pub use last_turn_spec::LastTurnSpec;
 pub use machine::{
     AgentChangeReason, Detector, Foreground, PaneView, Publication, ScreenText, StateReport, Step,
 };

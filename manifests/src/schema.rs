@@ -21,6 +21,9 @@ pub struct ManifestFile {
     pub aliases: Vec<String>,
     #[serde(default)]
     pub rules: Vec<RuleFile>,
+    /// How a `last_turn` read cuts this agent's reply (a herdr extension; see `last_turn_spec`).
+    #[serde(default)]
+    pub last_turn: Option<crate::last_turn_spec::LastTurnFile>,
 }
 
 /// One `[[rules]]` table: metadata plus the six matcher fields of a gate. serde's `flatten` does

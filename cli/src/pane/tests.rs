@@ -251,6 +251,15 @@ fn read_prints_raw_text() {
     );
     assert_eq!(built(&["read", "--source=visible", "w1:p1", "--raw"]).0["params"]["strip_ansi"], false);
     assert_eq!(built(&["read", "w1:p1", "--source", "detection"]).0["params"]["source"], "detection");
+    // Extension: the agent's last reply (wire `last_turn`; the wire spelling is accepted too).
+    // Protocol 22's schema does not know it, so these are built without the schema check.
+    for spelling in ["last-turn", "last_turn"] {
+        let command = parse(&["read", "w1:p1", "--source", spelling]);
+        let value = call(&command, &Caller::default()).expect("builds").request.to_value();
+        assert_eq!(value["params"]["source"], "last_turn", "{value}");
+        let kind = herdr_protocol::schema_check::SchemaKind::Request;
+        assert!(herdr_protocol::schema_check::validate(kind, &value).is_err(), "an extension: {value}");
+    }
     assert!(Cli::try_parse_from(["herdr", "pane", "read", "w1:p1", "--source", "bogus"]).is_err());
 }
 

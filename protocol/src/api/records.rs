@@ -337,7 +337,7 @@ pub struct SessionSnapshot {
     pub agents: Vec<AgentInfo>,
 }
 
-/// Where a read comes from (wire spelling; the CLI also accepts `recent-unwrapped`).
+/// Where a read comes from (wire spelling; the CLI also accepts `recent-unwrapped`, `last-turn`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReadSource {
@@ -345,6 +345,10 @@ pub enum ReadSource {
     Recent,
     RecentUnwrapped,
     Detection,
+    /// Extension (not in protocol 22): `pane.read`/`agent.read` of the agent's reply to the last
+    /// submitted prompt, UI chrome removed (see `herdr_manifests::last_turn`). Waits and output
+    /// watches given it read `recent`.
+    LastTurn,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

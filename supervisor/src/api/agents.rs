@@ -21,6 +21,7 @@ use super::panes::{self, Target};
 use crate::session::{Effects, PaneKey, Session, agent_not_found};
 use crate::state::Shared;
 
+pub(super) use manifests::set_for as manifest_set_for;
 pub use manifests::{reload as reload_manifests, status as manifest_status};
 pub use start::start;
 pub use wait::{prompt, wait};
@@ -98,6 +99,9 @@ pub async fn rename(shared: &Shared, p: AgentRenameParams) -> Result<ApiResult, 
 pub async fn read(shared: &Shared, p: AgentReadParams) -> Result<ApiResult, Failure> {
     let (key, info) = resolve(shared, &p.target)?;
     let target = pane_target(key, &info);
+    if p.source == ReadSource::LastTurn {
+        return panes::read_last_turn(shared, &target, p.lines).await;
+    }
     let format = if p.source == ReadSource::Detection { ReadFormat::Text } else { p.format() };
     let body = WorkerRequest::Read(panes::read_spec(p.source, p.lines, format));
     match panes::ask(shared, &target, body).await? {

@@ -72,7 +72,8 @@ pub(super) fn read_spec(source: ReadSource, lines: Option<u32>, format: ReadForm
     ReadSpec {
         source: match source {
             ReadSource::Visible => ipc::ReadSource::Visible,
-            ReadSource::Recent => ipc::ReadSource::Recent,
+            // Waits and watches given `last_turn` read `recent` (reads take `read_last_turn`).
+            ReadSource::Recent | ReadSource::LastTurn => ipc::ReadSource::Recent,
             ReadSource::RecentUnwrapped => ipc::ReadSource::RecentUnwrapped,
             ReadSource::Detection => ipc::ReadSource::Detection,
         },
@@ -104,6 +105,9 @@ pub(super) fn read_result(
 
 pub async fn read(shared: &Shared, p: PaneReadParams) -> Result<ApiResult, Failure> {
     let target = resolve(shared, Some(&p.pane_id))?;
+    if p.source == ReadSource::LastTurn {
+        return read_last_turn(shared, &target, p.lines).await;
+    }
     // Detection text is always plain.
     let format = if p.source == ReadSource::Detection { ReadFormat::Text } else { p.format() };
     match ask(shared, &target, WorkerRequest::Read(read_spec(p.source, p.lines, format))).await? {
@@ -112,6 +116,47 @@ pub async fn read(shared: &Shared, p: PaneReadParams) -> Result<ApiResult, Failu
         }
         other => Err(unexpected(&other).into()),
     }
+}
+
+/// A `last_turn` read's byte cap: the reply is cut to fit at a line boundary (`truncated`).
+pub const LAST_TURN_MAX_BYTES: usize = 64 * 1024;
+
+/// `source: "last_turn"` (extension): the pane's recent text (the most a read returns), cut to
+/// the agent's reply to the last prompt with its manifest's `[last_turn]` table, then bounded to
+/// the last `lines` lines and [`LAST_TURN_MAX_BYTES`]. Always plain text. A pane without a known
+/// agent (detected, or a managed launch's kind) is `invalid_params`: there is no turn to cut.
+pub(super) async fn read_last_turn(
+    shared: &Shared,
+    target: &Target,
+    lines: Option<u32>,
+) -> Result<ApiResult, Failure> {
+    let label = {
+        let session = shared.session();
+        session
+            .pane_agent(target.key)
+            .and_then(|a| a.foreground_agent().or(a.managed_kind()).map(str::to_owned))
+    };
+    let Some(agent) = label.as_deref().and_then(herdr_manifests::Agent::lookup) else {
+        let message = format!("last_turn needs an agent pane: {} runs no known agent", target.pane_id);
+        return Err(ApiError::new(ErrorCode::InvalidParams, message).into());
+    };
+    let spec = ReadSpec {
+        source: ipc::ReadSource::Recent,
+        lines: Some(MAX_READ_LINES),
+        format: ipc::ReadFormat::Text,
+    };
+    let out = match ask(shared, target, WorkerRequest::Read(spec)).await? {
+        WorkerResponse::Read(out) => out,
+        other => return Err(unexpected(&other).into()),
+    };
+    let manifests = super::agents::manifest_set_for(agent);
+    let turn = herdr_manifests::last_turn(manifests.get(agent), &out.text);
+    let max_lines = lines.map(|n| n.min(MAX_READ_LINES) as usize);
+    let (text, truncated) = turn.bounded(max_lines, LAST_TURN_MAX_BYTES);
+    let cut = ipc::ReadOutput { text, revision: out.revision, truncated };
+    Ok(ApiResult::PaneRead {
+        read: Box::new(read_result(target, ReadSource::LastTurn, ReadFormat::Text, cut)),
+    })
 }
 
 pub async fn send_text(shared: &Shared, p: PaneSendTextParams) -> Result<ApiResult, Failure> {
@@ -161,7 +206,11 @@ pub(super) fn compile_match(matcher: OutputMatch) -> Result<Matcher, ApiError> {
 
 /// Waits and watches on `recent` read the unwrapped log, as upstream does.
 pub(super) fn wait_source(source: ReadSource) -> ReadSource {
-    if source == ReadSource::Recent { ReadSource::RecentUnwrapped } else { source }
+    if matches!(source, ReadSource::Recent | ReadSource::LastTurn) {
+        ReadSource::RecentUnwrapped
+    } else {
+        source
+    }
 }
 
 pub async fn wait_for_output(shared: &Shared, p: PaneWaitForOutputParams) -> Result<ApiResult, Failure> {

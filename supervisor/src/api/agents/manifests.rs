@@ -67,6 +67,12 @@ pub fn manifest_infos(set: &ManifestSet) -> Vec<AgentManifestInfo> {
         .collect()
 }
 
+/// `agent`'s manifest in force now (bundled, or its valid override), for the `last_turn` cut.
+pub fn set_for(agent: herdr_manifests::Agent) -> ManifestSet {
+    let overrides = overrides_dir().map(|dir| read_overrides(&dir)).unwrap_or_default();
+    herdr_manifests::effective_manifests_for(&[agent], &overrides).set
+}
+
 /// The manifests in force now, as the workers load them.
 fn current() -> Vec<AgentManifestInfo> {
     let overrides = overrides_dir().map(|dir| read_overrides(&dir)).unwrap_or_default();
