@@ -18,6 +18,7 @@ mod logind;
 pub mod metadata;
 mod pane_history;
 pub mod persist;
+mod plugins;
 mod reaper;
 mod resumes;
 pub mod sd_notify;
