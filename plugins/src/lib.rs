@@ -1,7 +1,7 @@
 //! Plugins' pure parts, shared by the supervisor's `plugin.*` methods and `herdr plugin …`:
 //! the `herdr-plugin.toml` manifest model and its validation ([`manifest`]), the `plugins.json`
 //! registry ([`registry`]), platform matching and the `min_herdr_version` check ([`compat`]),
-//! and the environment a plugin command runs with ([`env`]). No sockets, no processes.
+//! and the environment a plugin command runs with ([`mod@env`]). No sockets, no processes.
 
 pub mod compat;
 pub mod env;
