@@ -1,6 +1,6 @@
 //! `herdr agent …`: the agent subcommands (all single requests except [`start`]), and the text
-//! rendering of `agent explain`. (`agent attach` needs the client socket and comes with the
-//! terminal UI work.)
+//! rendering of `agent explain`; `agent attach` is a direct terminal attach
+//! ([`crate::terminal::attach`]).
 
 pub mod legacy;
 #[cfg(test)]
@@ -23,6 +23,17 @@ pub enum AgentCommand {
     Start(start::StartArgs),
     /// Write text into an agent's pane without submitting it (herdr 0.7)
     Send(send::SendArgs),
+    /// Open this terminal on an agent's pane (detach with ctrl+b q; ctrl+b ctrl+b sends ctrl+b)
+    Attach(AttachArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AttachArgs {
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+    /// Become the pane's writable owner even if another client attached first
+    #[arg(long)]
+    pub takeover: bool,
 }
 
 /// The agent subcommands that are one request each.

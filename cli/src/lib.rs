@@ -154,6 +154,8 @@ pub enum Plan {
     Update(update::UpdateArgs),
     /// `herdr remote-client-bridge` (hidden): the far end of `herdr --remote`.
     RemoteClientBridge,
+    /// `agent attach`, `terminal attach`, `terminal session …`: the client socket.
+    TerminalAttach(terminal::attach::Attach),
 }
 
 /// Turns a command into a plan. Pure; usage errors surface here.
@@ -200,7 +202,16 @@ pub fn plan(command: Command, caller: &Caller) -> Result<Plan, UsageError> {
         Command::Config(cmd) => Plan::Config(cmd),
         Command::Notification(cmd) => Plan::Call(notification::call(&cmd)?),
         Command::Worktree(cmd) => Plan::Call(worktree::call(&cmd, caller)?),
-        Command::Terminal(cmd) => Plan::Call(terminal::call(&cmd)?),
+        Command::Terminal(terminal::TerminalCommand::Title(cmd)) => Plan::Call(terminal::title_call(&cmd)?),
+        Command::Terminal(terminal::TerminalCommand::Attach(args)) => {
+            Plan::TerminalAttach(terminal::attach::Attach::Terminal(args))
+        }
+        Command::Terminal(terminal::TerminalCommand::Session(cmd)) => {
+            Plan::TerminalAttach(terminal::attach::Attach::Session(cmd))
+        }
+        Command::Agent(agent::AgentCommand::Attach(args)) => {
+            Plan::TerminalAttach(terminal::attach::Attach::Agent(args))
+        }
         Command::Integration(cmd) => Plan::Integration(cmd),
         Command::Update(args) => Plan::Update(args),
         Command::RemoteClientBridge => Plan::RemoteClientBridge,
@@ -240,6 +251,7 @@ fn dispatch(command: Command, session: Option<&str>, caller: &Caller) -> Rendere
         }
         Plan::AgentSend(args) => target().map(|t| agent::send::run_against(&t, &args)),
         Plan::RemoteClientBridge => target().map(|t| remote::client_bridge(&t)),
+        Plan::TerminalAttach(attach) => target().map(|t| terminal::attach::run(&t, &attach)),
     };
     result.unwrap_or_else(|refused| refused)
 }

@@ -17,7 +17,11 @@
 //! terminal's clipboard (the `clipboard` module). Not here: how to start a supervisor (the CLI
 //! passes that in as a hook), sounds. The terminal is restored on every exit path:
 //! detach, server gone, errors, and panics (a panic hook restores before the message prints).
+//!
+//! [`mod@attach`] is the other kind of client: a direct terminal attach showing one pane alone (and
+//! its NDJSON form for programs, [`attach::bridge`]).
 
+pub mod attach;
 mod clipboard;
 mod detach_chord;
 mod link;
@@ -106,7 +110,7 @@ pub fn attach(client_socket: &Path) -> Result<ExitReason, AttachError> {
     attach_with(client_socket, AttachOptions::default())
 }
 
-/// [`attach`] with the reconnect behaviour spelled out.
+/// [`attach()`] with the reconnect behaviour spelled out.
 pub fn attach_with(client_socket: &Path, options: AttachOptions) -> Result<ExitReason, AttachError> {
     let (cols, rows) = crossterm::terminal::size().map_err(AttachError::Terminal)?;
     let link = connect_with_keys(client_socket, cols, rows, options.keys.as_deref())?;

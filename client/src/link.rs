@@ -6,7 +6,7 @@ use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
 
-use herdr_protocol::client::{CLIENT_PROTOCOL_VERSION, ClientToServer, Encoding, ServerToClient};
+use herdr_protocol::client::{AttachRole, CLIENT_PROTOCOL_VERSION, ClientToServer, Encoding, ServerToClient};
 use herdr_protocol::ipc::{FrameDecoder, encode_frame};
 
 use crate::AttachError;
@@ -47,24 +47,47 @@ pub fn connect_with_keys(
     if let Some(keys) = keys {
         link.send(&ClientToServer::Keys(keys.to_owned()))?;
     }
-    link.stream.set_read_timeout(Some(WELCOME_TIMEOUT))?;
-    let welcome = match link.recv() {
-        Ok(Some(msg)) => msg,
-        Ok(None) => return Err(AttachError::Handshake("the server closed the connection".into())),
-        Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
-            return Err(AttachError::Handshake("the server did not answer".into()));
-        }
-        Err(e) => return Err(AttachError::Handshake(e.to_string())),
-    };
-    link.stream.set_read_timeout(None)?;
-    match welcome {
-        ServerToClient::Welcome { error: Some(error), .. } => Err(AttachError::Refused(error)),
-        ServerToClient::Welcome { error: None, .. } => Ok(link),
-        other => Err(AttachError::Handshake(format!("expected Welcome, got {other:?}"))),
-    }
+    link.welcomed()
+}
+
+/// Connects to `client_socket` as a direct terminal attach of `target` (see
+/// [`ClientToServer::AttachTerminal`]) from a `cols` × `rows` terminal, and waits for the
+/// supervisor's `Welcome` (a refusal says why: an unknown target, a pane already owned).
+pub fn connect_terminal(
+    client_socket: &Path,
+    cols: u16,
+    rows: u16,
+    target: &str,
+    role: AttachRole,
+) -> Result<Link, AttachError> {
+    let stream = UnixStream::connect(client_socket)
+        .map_err(|source| AttachError::Connect { path: client_socket.display().to_string(), source })?;
+    let mut link = Link { stream, frames: FrameDecoder::new() };
+    let version = CLIENT_PROTOCOL_VERSION;
+    link.send(&ClientToServer::AttachTerminal { version, cols, rows, target: target.to_owned(), role })?;
+    link.welcomed()
 }
 
 impl Link {
+    /// Waits for the answer to the first frame.
+    fn welcomed(mut self) -> Result<Link, AttachError> {
+        self.stream.set_read_timeout(Some(WELCOME_TIMEOUT))?;
+        let welcome = match self.recv() {
+            Ok(Some(msg)) => msg,
+            Ok(None) => return Err(AttachError::Handshake("the server closed the connection".into())),
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                return Err(AttachError::Handshake("the server did not answer".into()));
+            }
+            Err(e) => return Err(AttachError::Handshake(e.to_string())),
+        };
+        self.stream.set_read_timeout(None)?;
+        match welcome {
+            ServerToClient::Welcome { error: Some(error), .. } => Err(AttachError::Refused(error)),
+            ServerToClient::Welcome { error: None, .. } => Ok(self),
+            other => Err(AttachError::Handshake(format!("expected Welcome, got {other:?}"))),
+        }
+    }
+
     /// Sends one message.
     pub fn send(&mut self, msg: &ClientToServer) -> io::Result<()> {
         let bytes = encode_frame(msg).map_err(io::Error::other)?;

@@ -193,10 +193,17 @@ impl Session {
                         ShutdownReason::Detached => Ok(Ended::Exit(ExitReason::Detached)),
                         ShutdownReason::ServerStopping => Ok(Ended::Exit(ExitReason::ServerStopping)),
                         ShutdownReason::ProtocolError(text) => Err(AttachError::Protocol(text)),
+                        // Only a direct terminal attach is sent these.
+                        other @ (ShutdownReason::TakenOver | ShutdownReason::PaneEnded(_)) => {
+                            Err(AttachError::Protocol(format!("unexpected shutdown: {other}")))
+                        }
                     };
                 }
                 ServerToClient::Welcome { .. } => {
                     return Err(AttachError::Protocol("a second Welcome arrived".into()));
+                }
+                ServerToClient::Terminal(_) => {
+                    return Err(AttachError::Protocol("a direct attach frame arrived".into()));
                 }
             };
             if !self.write_out(&bytes) {

@@ -28,6 +28,18 @@ impl HostTerminal {
         io::stdout().write_all(PUSH_TITLE)?;
         Ok(guard)
     }
+
+    /// Raw mode and the alternate screen only, for a direct terminal attach: its input goes to
+    /// one pane byte for byte, so the terminal must not add paste brackets or focus reports the
+    /// pane's program did not ask for.
+    pub(crate) fn enter_plain() -> io::Result<HostTerminal> {
+        install_panic_hook();
+        enable_raw_mode()?;
+        let guard = HostTerminal(());
+        execute!(io::stdout(), EnterAlternateScreen)?;
+        io::stdout().write_all(PUSH_TITLE)?;
+        Ok(guard)
+    }
 }
 
 impl Drop for HostTerminal {

@@ -101,6 +101,9 @@ pub struct Pane {
     /// When the pending damage goes out; set only while some is pending.
     damage_at: Option<Instant>,
     last_damage: Option<Instant>,
+    /// A person typed since the last damage: the next screen change (the echo) goes out at
+    /// once, not at the end of the frame interval.
+    echo_pending: bool,
     bells: bell::BellLimit,
 }
 
@@ -155,6 +158,7 @@ impl Pane {
             full_pending: false,
             damage_at: None,
             last_damage: None,
+            echo_pending: false,
             bells: bell::BellLimit::default(),
         }
     }

@@ -16,6 +16,18 @@
 //!
 //! Keys are interpreted on the supervisor (prefix, bindings, modes), so `Input` carries the
 //! terminal's bytes exactly as read: keys, SGR mouse reports, bracketed paste, focus in/out.
+//!
+//! Direct terminal attach (`herdr agent attach`, `herdr terminal attach`, `herdr terminal
+//! session observe|control`): the first frame is [`ClientToServer::AttachTerminal`] instead of
+//! `Hello`. The supervisor answers `Welcome` (with an `error` for an unknown target, or a pane
+//! that already has a writable owner when `takeover` is off), then streams
+//! [`ServerToClient::Terminal`] frames of that one pane, and ends with `Shutdown` (detached,
+//! [`ShutdownReason::TakenOver`], [`ShutdownReason::PaneEnded`], the server stopping). A
+//! controlling client's `Input` goes to the pane's program byte for byte (the attach's own
+//! `ctrl+b` chord is the client's business) and its `Resize` resizes the pane; an observer's
+//! input is ignored. These variants were appended without a version bump: every older message
+//! keeps its encoding, and only a client that asks for an attach is ever sent the new ones (an
+//! older supervisor answers such a first frame with its "must be Hello" refusal).
 
 use serde::{Deserialize, Serialize};
 
@@ -50,6 +62,20 @@ pub enum ClientToServer {
     /// (the default), never by a plain local client; appended last so every older message
     /// keeps its encoding and the version did not change.
     Keys(String),
+    /// First frame of a direct terminal attach (instead of `Hello`): show just `target` (a
+    /// terminal id, pane id or agent name, resolved as `agent.get` does) in a `cols` × `rows`
+    /// terminal, as [`AttachRole`] says.
+    AttachTerminal { version: u32, cols: u16, rows: u16, target: String, role: AttachRole },
+}
+
+/// What a direct terminal attach does with its pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AttachRole {
+    /// The one writable owner: types into the pane, which is sized to this client. With
+    /// `takeover`, an existing owner is disconnected; without, one is a refusal.
+    Control { takeover: bool },
+    /// Read-only: frames at this client's size, no input, the pane's size untouched.
+    Observe,
 }
 
 /// Largest `Input` payload a client sends in one frame; longer input is split.
@@ -81,6 +107,20 @@ pub enum ServerToClient {
     /// title, or (`None`) give the terminal back the title it had. A last variant, so peers
     /// that predate it keep decoding every other message the same.
     WindowTitle(Option<String>),
+    /// A direct terminal attach's paint of its pane (see the module doc).
+    Terminal(TerminalFrame),
+}
+
+/// One paint of a direct terminal attach: ready-to-write terminal bytes (synchronized output
+/// included) turning the previous frame into this one, or the whole screen when `full`.
+/// Numbered from 1 per connection; `width` × `height` is the frame's size (the client's).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TerminalFrame {
+    pub seq: u64,
+    pub width: u16,
+    pub height: u16,
+    pub full: bool,
+    pub bytes: Vec<u8>,
 }
 
 /// Where a [`ServerToClient::Notify`] goes.
@@ -101,6 +141,22 @@ pub enum ShutdownReason {
     ServerStopping,
     /// The client broke the protocol; the text says how.
     ProtocolError(String),
+    /// A direct terminal attach lost its pane to another client's `--takeover`.
+    TakenOver,
+    /// The pane a direct terminal attach showed ended (its terminal id).
+    PaneEnded(String),
+}
+
+impl std::fmt::Display for ShutdownReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShutdownReason::Detached => f.write_str("detached"),
+            ShutdownReason::ServerStopping => f.write_str("the herdr server is stopping"),
+            ShutdownReason::ProtocolError(why) => write!(f, "protocol error: {why}"),
+            ShutdownReason::TakenOver => f.write_str("terminal attach taken over"),
+            ShutdownReason::PaneEnded(terminal) => write!(f, "terminal {terminal} exited"),
+        }
+    }
 }
 
 /// The `Welcome` error for a client of another protocol version.

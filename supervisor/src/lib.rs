@@ -19,6 +19,7 @@ pub mod metadata;
 mod pane_history;
 pub mod persist;
 mod plugins;
+mod popups;
 mod reaper;
 mod resumes;
 pub mod sd_notify;

@@ -62,6 +62,8 @@ pub struct Shared {
     pub handoff: crate::handoff::Handoff,
     /// Removes metadata tokens whose ttl ran out.
     pub metadata_expiry: crate::metadata::expiry::ExpiryTimer,
+    /// The popup open over the layout, whose pane is in the registry but not the model.
+    pub popups: crate::popups::Popups,
     next_request: AtomicU64,
     shutdown: watch::Sender<bool>,
     me: Weak<Shared>,
@@ -118,6 +120,7 @@ impl Shared {
             resumes: PendingResumes::default(),
             handoff: crate::handoff::Handoff::default(),
             metadata_expiry: Default::default(),
+            popups: Default::default(),
             next_request: AtomicU64::new(1),
             shutdown: watch::channel(false).0,
             me: me.clone(),
@@ -233,6 +236,21 @@ impl Shared {
         started
     }
 
+    /// Starts a worker for a pane the session model does not hold (the popup) and registers it
+    /// under `launch.key`.
+    pub fn launch_detached(&self, launch: Launch) -> oneshot::Receiver<Result<Started, StartError>> {
+        let key = launch.key;
+        let (handle, rx) = workers::launch(launch, self.observer());
+        self.panes().insert(key, handle);
+        rx
+    }
+
+    /// Takes such a pane's worker out of the registry, and the clients forget its grid.
+    pub fn forget_detached(&self, key: PaneKey) -> Option<PaneHandle> {
+        self.clients.pane_gone(key);
+        self.panes().remove(key)
+    }
+
     /// Every pane's handle, removed from the registry (server shutdown).
     pub fn take_all_panes(&self) -> Vec<PaneHandle> {
         self.panes().drain()
@@ -332,7 +350,7 @@ impl PaneObserver for SharedObserver {
 
     fn pane_gone(&self, key: PaneKey, how: Gone) {
         let Some(shared) = self.0.upgrade() else { return };
-        if shared.is_shutting_down() {
+        if shared.is_shutting_down() || crate::popups::ended(&shared, key) {
             return;
         }
         if !how.is_orderly() {

@@ -84,6 +84,8 @@ pub enum UiStep {
     EditScrollback,
     /// `prefix+g`: open the goto picker.
     Goto,
+    /// `open_worktree`: a menu of the checkouts of this workspace's repository, to open one.
+    OpenWorktree(String),
 }
 
 /// [`step_for`] with every prompt off (closing at once, no naming), which is what the clients
@@ -132,6 +134,9 @@ pub fn step_for(action: &Action, snapshot: &SessionSnapshot, prompts: Prompts) -
         Action::Zoom => Step::Call(calls::zoom(pane, None)),
         Action::ClosePane => close(CloseTarget::Pane(pane.clone()), snapshot, prompts),
         Action::CyclePane { forward } => cycle_pane(snapshot, tab, pane, *forward),
+        Action::NewWorktree => new_worktree(workspace),
+        Action::OpenWorktree => Step::Ui(UiStep::OpenWorktree(workspace.clone())),
+        Action::RemoveWorktree => remove_worktree(snapshot, workspace),
         _ => Step::NotBuilt,
     }
 }
@@ -168,6 +173,30 @@ fn plan_without_focus(action: &Action, snapshot: &SessionSnapshot, prompts: Prom
         Action::Goto => Step::Ui(UiStep::Goto),
         _ => return None,
     })
+}
+
+/// `new_worktree`: the dialog asking for the branch of a new worktree of `workspace`'s
+/// repository (the API says so when it is not in one).
+pub fn new_worktree(workspace: &str) -> Step {
+    Step::Ui(UiStep::Rename(RenameTarget::NewWorktree(workspace.to_owned()), String::new()))
+}
+
+/// `remove_worktree`: always asked first (it deletes a checkout from disk) when `workspace` is
+/// open on a linked worktree; otherwise the request goes as is, so the API's refusal (a main
+/// checkout, no repository) reaches the user.
+pub fn remove_worktree(snapshot: &SessionSnapshot, workspace: &str) -> Step {
+    let linked = snapshot
+        .workspaces
+        .iter()
+        .find(|w| w.workspace_id == workspace)
+        .and_then(|w| w.worktree.as_ref())
+        .is_some_and(|wt| wt.is_linked_worktree);
+    let target = CloseTarget::Worktree(workspace.to_owned());
+    if linked {
+        Step::Ui(UiStep::Confirm(CloseConfirm::new(target, snapshot)))
+    } else {
+        Step::Call(target.call())
+    }
 }
 
 /// Closing `target`: asked first when `prompts.confirm_close`, else at once.
@@ -279,6 +308,31 @@ mod tests {
     use crate::tests_fixtures::session;
 
     const ASKING: Prompts = Prompts { confirm_close: true, name_new_tab: true, name_new_workspace: true };
+
+    #[test]
+    fn the_worktree_keys_ask_for_a_branch_list_checkouts_and_remove_only_after_asking() {
+        let snapshot = session("worktrees_and_metadata");
+        assert_eq!(snapshot.focused_workspace_id.as_deref(), Some("w1"));
+        assert_eq!(
+            step_for(&Action::NewWorktree, &snapshot, Prompts::NONE),
+            Step::Ui(UiStep::Rename(RenameTarget::NewWorktree("w1".into()), String::new()))
+        );
+        assert_eq!(
+            step_for(&Action::OpenWorktree, &snapshot, Prompts::NONE),
+            Step::Ui(UiStep::OpenWorktree("w1".into()))
+        );
+        // w1 is the main checkout: the request goes as is and the API's refusal is shown.
+        assert_eq!(
+            step_for(&Action::RemoveWorktree, &snapshot, Prompts::NONE),
+            Step::Call(wire("worktree.remove", json!({"workspace_id": "w1"})))
+        );
+        // A linked checkout is deleted from disk: asked first even with every prompt off.
+        let target = CloseTarget::Worktree("w3".into());
+        assert_eq!(
+            remove_worktree(&snapshot, "w3"),
+            Step::Ui(UiStep::Confirm(CloseConfirm::new(target, &snapshot)))
+        );
+    }
 
     #[test]
     fn closing_asks_first_when_confirm_close_is_on() {

@@ -5,7 +5,8 @@ use herdr_protocol::api::requests::{
     LayoutRequest, LayoutSetSplitRatioParams, PaneDirectional, PaneRenameParams, PaneRequest,
     PaneResizeParams, PaneSplitParams, PaneSwapParams, PaneTarget, PaneZoomParams, TabCreateParams,
     TabRenameParams, TabRequest, TabTarget, WorkspaceCloseParams, WorkspaceCreateParams,
-    WorkspaceRenameParams, WorkspaceRequest, WorkspaceTarget, ZoomMode,
+    WorkspaceRenameParams, WorkspaceRequest, WorkspaceTarget, WorktreeCreateParams, WorktreeListParams,
+    WorktreeOpenParams, WorktreeRemoveParams, WorktreeRequest, ZoomMode,
 };
 use herdr_protocol::api::{PaneDirection, PaneId, Request, SplitDirection};
 
@@ -117,6 +118,44 @@ pub fn rename_pane(pane_id: &str, label: Option<&str>) -> Request {
     Request::Pane(PaneRequest::Rename(PaneRenameParams {
         pane_id: PaneId::from(pane_id),
         label: label.map(str::to_owned),
+    }))
+}
+
+/// A new worktree of `workspace_id`'s repository on `branch` (checked out if it exists, else
+/// made from HEAD), opened as a workspace that takes the focus.
+pub fn create_worktree(workspace_id: &str, branch: &str) -> Request {
+    Request::Worktree(WorktreeRequest::Create(WorktreeCreateParams {
+        workspace_id: Some(workspace_id.into()),
+        branch: Some(branch.to_owned()),
+        focus: Some(true),
+        ..Default::default()
+    }))
+}
+
+/// The checkouts of `workspace_id`'s repository.
+pub fn list_worktrees(workspace_id: &str) -> Request {
+    Request::Worktree(WorktreeRequest::List(WorktreeListParams {
+        workspace_id: Some(workspace_id.into()),
+        ..Default::default()
+    }))
+}
+
+/// The checkout at `path` in a workspace (the one it is open in, or a new one) that takes the
+/// focus.
+pub fn open_worktree(path: &str) -> Request {
+    Request::Worktree(WorktreeRequest::Open(WorktreeOpenParams {
+        path: Some(path.to_owned()),
+        focus: Some(true),
+        ..Default::default()
+    }))
+}
+
+/// Removes the linked checkout `workspace_id` is open on (never its branch) and closes it.
+pub fn remove_worktree(workspace_id: &str) -> Request {
+    Request::Worktree(WorktreeRequest::Remove(WorktreeRemoveParams {
+        workspace_id: workspace_id.into(),
+        force: None,
+        trust_repository: None,
     }))
 }
 

@@ -1,17 +1,18 @@
 //! What a `[[keys.command]]` entry or `edit_scrollback` does, worked out from the session
 //! snapshot: run a shell command detached with the focused pane's `HERDR_*` environment (which
-//! the caller supplies), or open a pane split from the focused one running a program (zoomed for
-//! `popup` and for the scrollback editor), and the scrollback editor's script.
+//! the caller supplies), open a pane split from the focused one running a program (zoomed for
+//! the scrollback editor), or open a popup over the layout running it, and the scrollback
+//! editor's script.
 //!
 //! Not here: starting anything and the private file the editor edits (the supervisor's
-//! `clients/commands.rs` and `conn/launch.rs`); the worker read of the scrollback. `popup` is not upstream's bordered modal terminal: it runs in a new zoomed pane
-//! that closes with its program (the help says so).
+//! `clients/commands.rs`, `conn/launch.rs` and `popups`); the worker read of the scrollback.
 
 use std::path::Path;
 
 use herdr_protocol::api::{SessionSnapshot, SplitDirection};
 
 use crate::config::CustomCommand;
+use crate::popup::PopupSize;
 
 /// How a custom command or the scrollback editor runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +22,17 @@ pub enum CommandPlan {
     /// A new focused pane split from `target` toward `direction` (`right` or `down`) running
     /// `argv`, zoomed when `zoom`; it closes when the program exits.
     Pane { target: String, direction: SplitDirection, argv: Vec<String>, zoom: bool },
+    /// A popup over the layout running `argv` in `pane`'s directory (`cwd` as the session last
+    /// knew it) with `env` added; it closes when the program exits.
+    Popup {
+        pane: String,
+        argv: Vec<String>,
+        cwd: Option<String>,
+        env: Vec<(String, String)>,
+        title: String,
+        width: Option<PopupSize>,
+        height: Option<PopupSize>,
+    },
     /// The command cannot run here; the reason becomes a toast.
     Refused(String),
 }
@@ -46,11 +58,15 @@ pub fn plan(
             argv,
             zoom: false,
         },
-        "popup" => CommandPlan::Pane {
-            target: pane.to_owned(),
-            direction: direction(snapshot, pane),
+        // A popup belongs to no pane: upstream gives it no `HERDR_PANE_ID`.
+        "popup" => CommandPlan::Popup {
+            pane: pane.to_owned(),
             argv,
-            zoom: true,
+            cwd: snapshot.panes.iter().find(|p| p.pane_id == pane).and_then(|p| p.cwd.clone()),
+            env: pane_env(workspace, tab, pane).into_iter().filter(|(k, _)| k != "HERDR_PANE_ID").collect(),
+            title: command.description.clone().unwrap_or_else(|| command.command.clone()),
+            width: command.width,
+            height: command.height,
         },
         other => CommandPlan::Refused(format!("{other} commands are not supported")),
     })

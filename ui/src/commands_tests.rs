@@ -20,22 +20,40 @@ fn env(workspace: &str, tab: &str, pane: &str) -> Vec<(String, String)> {
 }
 
 #[test]
-fn pane_and_popup_commands_split_the_focused_pane_running_sh_c() {
+fn a_popup_command_opens_a_popup_titled_by_its_description_without_the_pane_id() {
+    let snapshot = session("one_workspace");
+    let pane = snapshot.focused_pane_id.clone().expect("a focused pane");
+    let mut popup = command("popup");
+    popup.width = Some(PopupSize::Percent(80));
+    let ids = |w: &str, t: &str, p: &str| {
+        [("HERDR_WORKSPACE_ID", w), ("HERDR_TAB_ID", t), ("HERDR_PANE_ID", p)]
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .to_vec()
+    };
+    let Some(CommandPlan::Popup { pane: from, argv, env, title, width, height, .. }) =
+        plan(&popup, &snapshot, ids)
+    else {
+        panic!("a popup plan");
+    };
+    assert_eq!(from, pane);
+    assert_eq!(argv, ["sh", "-c", "lazygit --all"]);
+    assert!(env.iter().all(|(k, _)| k != "HERDR_PANE_ID"), "{env:?}");
+    assert_eq!(env.len(), 2, "{env:?}");
+    assert_eq!(title, "lazygit --all", "no description: what it runs");
+    assert_eq!((width, height), (Some(PopupSize::Percent(80)), None));
+    popup.description = Some("git ui".into());
+    let Some(CommandPlan::Popup { title, .. }) = plan(&popup, &snapshot, ids) else { panic!("a popup plan") };
+    assert_eq!(title, "git ui");
+}
+
+#[test]
+fn pane_commands_split_the_focused_pane_running_sh_c() {
     let snapshot = session("one_workspace");
     let pane = snapshot.focused_pane_id.clone().expect("a focused pane");
     let argv: Vec<String> = ["sh", "-c", "lazygit --all"].map(str::to_owned).to_vec();
     assert_eq!(
         plan(&command("pane"), &snapshot, env),
-        Some(CommandPlan::Pane {
-            target: pane.clone(),
-            direction: SplitDirection::Right,
-            argv: argv.clone(),
-            zoom: false
-        })
-    );
-    assert_eq!(
-        plan(&command("popup"), &snapshot, env),
-        Some(CommandPlan::Pane { target: pane, direction: SplitDirection::Right, argv, zoom: true })
+        Some(CommandPlan::Pane { target: pane, direction: SplitDirection::Right, argv, zoom: false })
     );
 }
 

@@ -17,6 +17,9 @@ pub enum CloseTarget {
     Workspace(String),
     Tab(String),
     Pane(String),
+    /// The linked worktree checkout a workspace is open on: removed from disk (`git worktree
+    /// remove`, the branch kept) and the workspace closed.
+    Worktree(String),
 }
 
 impl CloseTarget {
@@ -26,6 +29,7 @@ impl CloseTarget {
             CloseTarget::Workspace(id) => calls::close_workspace(id),
             CloseTarget::Tab(id) => calls::close_tab(id),
             CloseTarget::Pane(id) => calls::close_pane(id),
+            CloseTarget::Worktree(id) => calls::remove_worktree(id),
         }
     }
 }
@@ -79,14 +83,27 @@ impl CloseConfirm {
                 let tabs = format!("{tabs} tab{}", if tabs == 1 { "" } else { "s" });
                 ("workspace", label, format!("{tabs}, {}", panes(panes_in(&|ws, _| ws == id))))
             }
+            CloseTarget::Worktree(id) => {
+                let w = snapshot.workspaces.iter().find(|w| &w.workspace_id == id);
+                let checkout = w.and_then(|w| w.worktree.as_ref()).map(|wt| wt.checkout_path.clone());
+                let detail = match checkout {
+                    Some(path) => format!("deletes {path}; the branch stays"),
+                    None => "the branch stays".to_owned(),
+                };
+                ("the worktree of", w.map(|w| w.label.clone()), detail)
+            }
         };
         let name = match label.filter(|l| !l.trim().is_empty()) {
             Some(label) => format!("\"{label}\""),
             None => match &target {
-                CloseTarget::Workspace(id) | CloseTarget::Tab(id) | CloseTarget::Pane(id) => id.clone(),
+                CloseTarget::Workspace(id)
+                | CloseTarget::Tab(id)
+                | CloseTarget::Pane(id)
+                | CloseTarget::Worktree(id) => id.clone(),
             },
         };
-        CloseConfirm { question: format!("close {kind} {name}?"), detail, target }
+        let verb = if matches!(target, CloseTarget::Worktree(_)) { "remove" } else { "close" };
+        CloseConfirm { question: format!("{verb} {kind} {name}?"), detail, target }
     }
 
     pub fn target(&self) -> &CloseTarget {

@@ -13,12 +13,14 @@ use super::calls;
 use crate::keymap::{KeyCode, KeyEvent, Modifiers};
 use crate::render::DialogView;
 
-/// What a rename dialog renames, by public id.
+/// What a rename dialog renames, by public id; or, for `NewWorktree`, the workspace whose
+/// repository gets a new worktree on the branch typed in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RenameTarget {
     Workspace(String),
     Tab(String),
     Pane(String),
+    NewWorktree(String),
 }
 
 /// What a key did to the dialog.
@@ -132,6 +134,8 @@ impl RenameDialog {
             return None;
         }
         Some(match &self.target {
+            RenameTarget::NewWorktree(_) if label.is_empty() => return None,
+            RenameTarget::NewWorktree(id) => calls::create_worktree(id, label),
             RenameTarget::Workspace(id) => calls::rename_workspace(id, label),
             RenameTarget::Tab(id) => calls::rename_tab(id, label),
             RenameTarget::Pane(id) if label.is_empty() => calls::rename_pane(id, None),
@@ -145,6 +149,7 @@ impl RenameDialog {
             RenameTarget::Workspace(_) => "rename workspace",
             RenameTarget::Tab(_) => "rename tab",
             RenameTarget::Pane(_) => "rename pane",
+            RenameTarget::NewWorktree(_) => "new worktree: branch",
         };
         DialogView { title: title.to_owned(), text: self.text(), cursor: self.cursor }
     }
@@ -176,6 +181,21 @@ mod tests {
         for c in text.chars() {
             assert_eq!(dialog.key(KeyEvent::new(KeyCode::Char(c), Modifiers::NONE)), DialogKey::Editing);
         }
+    }
+
+    #[test]
+    fn a_new_worktree_dialog_creates_the_typed_branch_and_nothing_when_left_empty() {
+        let mut dialog = RenameDialog::new(RenameTarget::NewWorktree("w1".into()), "");
+        assert_eq!(dialog.view().title, "new worktree: branch");
+        assert_eq!(dialog.apply(), None, "an empty branch makes nothing");
+        type_str(&mut dialog, "fix-login");
+        assert_eq!(
+            dialog.apply(),
+            Some(wire(
+                "worktree.create",
+                json!({"workspace_id": "w1", "branch": "fix-login", "focus": true})
+            ))
+        );
     }
 
     fn tab_dialog(current: &str) -> RenameDialog {

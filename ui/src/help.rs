@@ -156,12 +156,12 @@ fn describe(target: &Target, commands: &[CustomCommand]) -> String {
 }
 
 /// What the help shows for custom command `index`: its description (or the command), and
-/// for a popup that it opens as a zoomed pane.
+/// whether it opens in a popup or a pane.
 fn describe_command(commands: &[CustomCommand], index: usize) -> String {
     let Some(command) = commands.get(index) else { return format!("custom command {}", index + 1) };
     let what = command.description.clone().unwrap_or_else(|| command.command.clone());
     match command.kind {
-        "popup" => format!("{what} (popup: zoomed pane)"),
+        "popup" => format!("{what} (popup)"),
         "pane" => format!("{what} (pane)"),
         _ => what,
     }
@@ -172,7 +172,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_help_names_commands_by_description_and_says_a_popup_is_a_zoomed_pane() {
+    fn the_help_names_commands_by_description_and_says_how_they_open() {
         let (config, problems) = crate::config::parse(
             "[[keys.command]]\nkey = \"prefix+t\"\ntype = \"popup\"\ncommand = \"lazygit --all\"\n\
              description = \"git ui\"\n\n[[keys.command]]\nkey = \"prefix+y\"\ntype = \"shell\"\n\
@@ -181,7 +181,7 @@ mod tests {
         );
         assert!(problems.is_empty(), "{problems:?}");
         let commands = &config.keys.commands;
-        assert_eq!(describe_command(commands, 0), "git ui (popup: zoomed pane)");
+        assert_eq!(describe_command(commands, 0), "git ui (popup)");
         assert_eq!(describe_command(commands, 1), "lazygit --all");
         assert_eq!(describe_command(commands, 7), "custom command 8");
     }
@@ -284,7 +284,7 @@ mod tests {
         );
         assert!(problems.is_empty(), "{problems:?}");
         let rows = entries(config.bindings(), &config.keys.commands);
-        assert!(rows.iter().any(|(k, d)| k == "ctrl+b t" && d == "git ui (popup: zoomed pane)"), "{rows:?}");
+        assert!(rows.iter().any(|(k, d)| k == "ctrl+b t" && d == "git ui (popup)"), "{rows:?}");
         assert!(rows.iter().any(|(k, d)| k == "ctrl+b y" && d == "touch done"), "{rows:?}");
     }
 

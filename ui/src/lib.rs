@@ -29,6 +29,7 @@ pub mod help;
 pub mod keymap;
 pub mod links;
 pub mod menu;
+pub mod popup;
 pub mod render;
 pub mod rows;
 pub mod title;

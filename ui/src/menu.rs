@@ -7,7 +7,7 @@
 //! Not here: drawing and item geometry ([`crate::render::draw_menu`], [`menu_rect`]), carrying
 //! out a step (the connection does: a session call, a rename or confirm dialog).
 
-use herdr_protocol::api::{Request, SessionSnapshot, SplitDirection};
+use herdr_protocol::api::{Request, SessionSnapshot, SplitDirection, WorktreeInfo};
 use ratatui_core::layout::Rect;
 
 use super::actions::{self, Prompts, Step, UiStep};
@@ -19,7 +19,7 @@ use crate::render::{MenuView, menu_item_at, menu_rect};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MenuItem {
-    pub label: &'static str,
+    pub label: String,
     /// What choosing the item does: the same steps keymap actions plan.
     pub command: Step,
 }
@@ -64,13 +64,36 @@ impl ContextMenu {
         let w = snapshot.workspaces.get(index)?;
         let id = &w.workspace_id;
         let close = actions::close(CloseTarget::Workspace(id.clone()), snapshot, prompts);
-        ContextMenu::new(
-            vec![
-                rename("Rename", RenameTarget::Workspace(id.clone()), w.label.clone()),
-                item("Close", close),
-            ],
-            at,
-        )
+        let mut items = vec![
+            rename("Rename", RenameTarget::Workspace(id.clone()), w.label.clone()),
+            item("Close", close),
+        ];
+        if let Some(worktree) = &w.worktree {
+            items.push(item("New worktree", actions::new_worktree(id)));
+            items.push(item("Open worktree…", Step::Ui(UiStep::OpenWorktree(id.clone()))));
+            if worktree.is_linked_worktree {
+                items.push(item("Delete worktree checkout…", actions::remove_worktree(snapshot, id)));
+            }
+        }
+        ContextMenu::new(items, at)
+    }
+
+    /// The checkouts of a repository (`worktree.list`'s), each opening its workspace (the one
+    /// it is open in, else a new one); the bare entry, which has no files, is left out.
+    pub fn worktrees(worktrees: &[WorktreeInfo], at: (u16, u16)) -> Option<ContextMenu> {
+        let items = worktrees
+            .iter()
+            .filter(|wt| !wt.is_bare)
+            .map(|wt| {
+                let name = wt.branch.clone().unwrap_or_else(|| {
+                    let dir = wt.path.rsplit('/').find(|part| !part.is_empty()).unwrap_or(&wt.path);
+                    format!("{dir} (detached)")
+                });
+                let open = if wt.open_workspace_id.is_some() { " ●" } else { "" };
+                call(format!("{name}{open}"), calls::open_worktree(&wt.path))
+            })
+            .collect();
+        ContextMenu::new(items, at)
     }
 
     /// The menu for tab `index` of the focused workspace (as the tab bar numbers them).
@@ -164,7 +187,7 @@ impl ContextMenu {
     }
 
     fn labels(&self) -> Vec<String> {
-        self.items.iter().map(|i| i.label.to_owned()).collect()
+        self.items.iter().map(|i| i.label.clone()).collect()
     }
 
     fn rect(&self, screen: Rect) -> Rect {
@@ -177,15 +200,15 @@ impl ContextMenu {
     }
 }
 
-fn item(label: &'static str, command: Step) -> MenuItem {
-    MenuItem { label, command }
+fn item(label: impl Into<String>, command: Step) -> MenuItem {
+    MenuItem { label: label.into(), command }
 }
 
-fn call(label: &'static str, request: Request) -> MenuItem {
+fn call(label: impl Into<String>, request: Request) -> MenuItem {
     item(label, Step::Call(request))
 }
 
-fn rename(label: &'static str, target: RenameTarget, current: String) -> MenuItem {
+fn rename(label: impl Into<String>, target: RenameTarget, current: String) -> MenuItem {
     item(label, Step::Ui(UiStep::Rename(target, current)))
 }
 
@@ -203,8 +226,8 @@ mod tests {
         session("api_logs_split")
     }
 
-    fn labels(menu: &ContextMenu) -> Vec<&'static str> {
-        menu.items.iter().map(|i| i.label).collect()
+    fn labels(menu: &ContextMenu) -> Vec<&str> {
+        menu.items.iter().map(|i| i.label.as_str()).collect()
     }
 
     fn plain(code: KeyCode) -> KeyEvent {
@@ -218,6 +241,60 @@ mod tests {
 
     fn rename_step(target: RenameTarget, current: &str) -> Step {
         Step::Ui(UiStep::Rename(target, current.into()))
+    }
+
+    #[test]
+    fn a_worktree_workspace_menu_offers_new_open_and_on_a_linked_checkout_delete() {
+        let snapshot = session("worktrees_and_metadata");
+        let main = ContextMenu::workspace(&snapshot, 0, (1, 2), ASKING).expect("a menu");
+        assert_eq!(labels(&main), ["Rename", "Close", "New worktree", "Open worktree…"]);
+        assert_eq!(main.items[2].command, rename_step(RenameTarget::NewWorktree("w1".into()), ""));
+        assert_eq!(main.items[3].command, Step::Ui(UiStep::OpenWorktree("w1".into())));
+        let linked = ContextMenu::workspace(&snapshot, 1, (1, 2), ASKING).expect("a menu");
+        assert_eq!(labels(&linked)[4], "Delete worktree checkout…");
+        let Step::Ui(UiStep::Confirm(confirm)) = &linked.items[4].command else {
+            panic!("deleting a checkout asks first: {:?}", linked.items[4].command)
+        };
+        assert_eq!(confirm.target(), &CloseTarget::Worktree("w3".into()));
+        let crate::render::ModalView::Confirm { question, detail } = confirm.view() else {
+            panic!("a question")
+        };
+        assert_eq!(question, "remove the worktree of \"fix-login\"?");
+        assert_eq!(detail, "deletes /wt/api/fix-login; the branch stays");
+        assert_eq!(confirm.target().call(), wire("worktree.remove", json!({"workspace_id": "w3"})));
+        let docs = ContextMenu::workspace(&snapshot, 3, (1, 2), ASKING).expect("a menu");
+        assert_eq!(labels(&docs), ["Rename", "Close"], "no repository, no worktree items");
+    }
+
+    #[test]
+    fn the_worktree_menu_opens_each_checkout_and_marks_the_open_ones() {
+        let checkout = |path: &str, branch: Option<&str>, open: bool| WorktreeInfo {
+            path: path.into(),
+            branch: branch.map(str::to_owned),
+            is_bare: false,
+            is_detached: branch.is_none(),
+            is_prunable: false,
+            is_linked_worktree: path != "/src/api",
+            open_workspace_id: open.then(|| "w1".to_owned()),
+            label: "api".into(),
+        };
+        let bare = WorktreeInfo { is_bare: true, ..checkout("/src/api.git", None, false) };
+        let list = [
+            bare,
+            checkout("/src/api", Some("main"), true),
+            checkout("/wt/api/spike", None, false),
+            checkout("/wt/api/fix", Some("fix"), false),
+        ];
+        let menu = ContextMenu::worktrees(&list, (10, 5)).expect("a menu");
+        assert_eq!(labels(&menu), ["main ●", "spike (detached)", "fix"]);
+        assert_eq!(
+            menu.items[2].command,
+            Step::Call(wire("worktree.open", json!({"path": "/wt/api/fix", "focus": true})))
+        );
+        assert!(
+            ContextMenu::worktrees(&list[..1], (0, 0)).is_none(),
+            "a bare repository alone offers nothing"
+        );
     }
 
     #[test]

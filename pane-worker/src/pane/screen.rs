@@ -24,6 +24,9 @@ impl Pane {
         }
         let interval = self.frame_interval();
         match self.last_damage {
+            // Typing never waits behind the frame timer: the first change after a keystroke
+            // is its echo.
+            _ if std::mem::take(&mut self.echo_pending) => self.send_damage(),
             Some(last) if Instant::now() < last + interval => {
                 // A pane without the focus waits a little past its interval: output that keeps
                 // coming (a spinner) sends the damage itself, so no timer wakes the worker too.

@@ -65,6 +65,9 @@ impl Pane {
             }
             self.screen_changed()?;
         }
-        self.scroll_to(ScrollTo::Bottom)
+        self.scroll_to(ScrollTo::Bottom)?;
+        // Set last: the changes above went out by the usual pacing, the echo is next.
+        self.echo_pending = self.visible;
+        Ok(())
     }
 }

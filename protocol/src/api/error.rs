@@ -45,6 +45,8 @@ error_codes! {
     NotImplemented = "not_implemented",
     /// An experimental feature that is off (or not built), e.g. `pane.graphics.*`.
     FeatureDisabled = "feature_disabled",
+    /// `popup.close` with no popup open.
+    PopupNotOpen = "popup_not_open",
     /// The server is stopping.
     ServerUnavailable = "server_unavailable",
     HandoffInProgress = "handoff_in_progress",

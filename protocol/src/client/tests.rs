@@ -32,6 +32,20 @@ fn client_messages_round_trip() {
         ClientToServer::Resize { cols: 80, rows: 24 },
         ClientToServer::Detach,
         ClientToServer::Keys("[keys]\nprefix = \"ctrl+a\"\n".into()),
+        ClientToServer::AttachTerminal {
+            version: CLIENT_PROTOCOL_VERSION,
+            cols: 100,
+            rows: 30,
+            target: "term_1a2b".into(),
+            role: AttachRole::Control { takeover: true },
+        },
+        ClientToServer::AttachTerminal {
+            version: CLIENT_PROTOCOL_VERSION,
+            cols: 120,
+            rows: 40,
+            target: "w1:p1".into(),
+            role: AttachRole::Observe,
+        },
     ];
     assert_eq!(round_trip(&msgs), msgs);
 }
@@ -62,6 +76,16 @@ fn server_messages_round_trip() {
         ServerToClient::Notify { title: "t".into(), body: None, via: NotifyVia::System },
         ServerToClient::Shutdown { reason: ShutdownReason::Detached },
         ServerToClient::Shutdown { reason: ShutdownReason::ProtocolError("bad".into()) },
+        ServerToClient::WindowTitle(Some("t".into())),
+        ServerToClient::Terminal(TerminalFrame {
+            seq: 1,
+            width: 80,
+            height: 24,
+            full: true,
+            bytes: b"\x1b[?2026hhi\x1b[?2026l".to_vec(),
+        }),
+        ServerToClient::Shutdown { reason: ShutdownReason::TakenOver },
+        ServerToClient::Shutdown { reason: ShutdownReason::PaneEnded("term_1".into()) },
     ];
     assert_eq!(round_trip(&msgs), msgs);
 }
@@ -86,4 +110,30 @@ fn any_other_version_is_refused_with_a_readable_reason() {
     }
     assert!(version_mismatch_message(1, 2).contains("older"));
     assert!(version_mismatch_message(3, 2).contains("newer"));
+}
+
+#[test]
+fn appended_variants_leave_every_older_message_encoded_as_before() {
+    // bincode encodes a variant by its index: the attach variants are last, so the messages an
+    // older peer knows keep their bytes (Keys is ClientToServer's 5th, WindowTitle
+    // ServerToClient's 9th, ProtocolError ShutdownReason's 3rd).
+    let keys = encode_frame(&ClientToServer::Keys(String::new())).expect("encode");
+    assert_eq!(keys[4], 4);
+    let attach = encode_frame(&ClientToServer::AttachTerminal {
+        version: 0,
+        cols: 0,
+        rows: 0,
+        target: String::new(),
+        role: AttachRole::Observe,
+    })
+    .expect("encode");
+    assert_eq!(attach[4], 5);
+    let title = encode_frame(&ServerToClient::WindowTitle(None)).expect("encode");
+    assert_eq!(title[4], 8);
+    let frame =
+        ServerToClient::Terminal(TerminalFrame { seq: 0, width: 0, height: 0, full: false, bytes: vec![] });
+    assert_eq!(encode_frame(&frame).expect("encode")[4], 9);
+    let taken =
+        encode_frame(&ServerToClient::Shutdown { reason: ShutdownReason::TakenOver }).expect("encode");
+    assert_eq!(taken[4..], [7, 3]);
 }

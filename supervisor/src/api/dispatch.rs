@@ -47,6 +47,10 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             client_methods::announcement_dismiss(p)
         }
         Request::Client(ClientRequest::ReleaseNotesDismiss(p)) => client_methods::release_notes_dismiss(p),
+        Request::Client(ClientRequest::PopupClose(_)) => match crate::popups::close(shared).await {
+            true => Ok(ApiResult::Ok),
+            false => Err(ApiError::new(ErrorCode::PopupNotOpen, "no popup is open").into()),
+        },
         Request::Pane(request) => match request {
             PaneRequest::Read(p) => panes::read(shared, p).await,
             PaneRequest::SendText(p) => panes::send_text(shared, p).await,
@@ -150,11 +154,9 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             | PluginRequest::PaneFocus(_)
             | PluginRequest::PaneClose(_)) => not_implemented(&Request::Plugin(request)),
         },
-        request @ Request::Client(
-            ClientRequest::CommandInvoke(_)
-            | ClientRequest::ShellSurfaceSet(_)
-            | ClientRequest::PopupClose(_),
-        ) => not_implemented(&request),
+        request @ Request::Client(ClientRequest::CommandInvoke(_) | ClientRequest::ShellSurfaceSet(_)) => {
+            not_implemented(&request)
+        }
     }
 }
 

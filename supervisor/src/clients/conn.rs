@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use herdr_protocol::api::{ApiResult, Request};
 use herdr_protocol::client::{ClientToServer, ServerToClient, ShutdownReason, check_hello_version};
 use herdr_protocol::ipc::{FrameDecoder, WorkerRequest, encode_frame};
 use tokio::net::UnixStream;
@@ -19,6 +20,7 @@ use super::registry::ClientId;
 use super::stream::{self, ClientReader, ClientWriter};
 use super::visibility;
 use super::{Hub, help, reload};
+use crate::api::envelope::Failure;
 use crate::keymap::{Action, InputDecoder, InputEvent, KeyInput, Keymap, Mode, Outcome, grammar_name};
 use crate::render::ModeBadge;
 use crate::socket::peer_is_same_user;
@@ -30,6 +32,7 @@ mod launch;
 pub(crate) use launch::{CommandError, edit_scrollback};
 mod modal;
 mod mouse;
+mod popup;
 mod select;
 
 /// The client's `Hello` must arrive within this long.
@@ -52,6 +55,10 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
     };
     let mut frames = FrameDecoder::new();
     let hello = tokio::time::timeout(HANDSHAKE_TIMEOUT, read_message(&mut reader, &mut frames)).await;
+    if let Ok(Some(ClientToServer::AttachTerminal { version, cols, rows, target, role })) = hello {
+        let request = super::attach::Request { version, cols, rows, target, role };
+        return super::attach::serve(hub, reader, writer, frames, request).await;
+    }
     let Ok(Some(ClientToServer::Hello { version, cols, rows, encoding })) = hello else {
         let error = "the first message of a terminal client must be Hello".to_owned();
         let _ = write_message(&mut writer, &ServerToClient::Welcome { version: 0, error: Some(error) }).await;
@@ -251,7 +258,7 @@ impl Connection {
 
     async fn handle(&mut self, msg: ClientToServer) -> Option<ReadEnd> {
         match msg {
-            ClientToServer::Hello { .. } => {
+            ClientToServer::Hello { .. } | ClientToServer::AttachTerminal { .. } => {
                 Some(ReadEnd::Close(ShutdownReason::ProtocolError("Hello was sent twice".to_owned())))
             }
             ClientToServer::Input(bytes) => {
@@ -373,10 +380,7 @@ impl Connection {
     async fn carry_out(&mut self, step: Step) -> Option<ReadEnd> {
         match step {
             Step::Call(request) => {
-                let method = request.method();
-                if let Some(Err(e)) = self.hub.shared.session_call(request).await {
-                    log::debug!("{method} failed: {e:?}");
-                }
+                self.request(request).await;
             }
             Step::Detach => return Some(ReadEnd::Close(ShutdownReason::Detached)),
             Step::ToggleSidebar => self.view.send_modify(|v| v.sidebar_collapsed = !v.sidebar_collapsed),
@@ -395,6 +399,30 @@ impl Connection {
         None
     }
 
+    /// Runs a request a key, menu or dialog made: the session model's own methods directly,
+    /// the others (`worktree.*`, which run git) through the API's dispatch. A refusal is shown
+    /// as a toast on this client, so a key that did nothing says why.
+    pub(super) async fn request(&self, request: Request) -> Option<ApiResult> {
+        let method = request.method();
+        let shared = &self.hub.shared;
+        let outcome = match shared.session_call(request.clone()).await {
+            Some(outcome) => outcome,
+            None => crate::api::dispatch::dispatch(shared, request).await,
+        };
+        match outcome {
+            Ok(result) => Some(result),
+            Err(failure) => {
+                log::debug!("{method} from a client failed: {failure:?}");
+                let message = match failure {
+                    Failure::BadRequest(message) => message,
+                    Failure::Api(e) | Failure::Probe(e) => e.message,
+                };
+                super::notify::toast(shared, &format!("{method} failed"), Some(message));
+                None
+            }
+        }
+    }
+
     /// A typed key to the focused pane: its bytes as the client's terminal sent them, and the
     /// key by name so the pane can re-encode it for the program's keyboard mode.
     fn type_key(&self, input: &KeyInput) {
@@ -409,9 +437,11 @@ impl Connection {
         self.to_focused_pane(WorkerRequest::SendBytes(bytes.to_vec()));
     }
 
+    /// Input for the focused pane goes to the popup's program while one is open.
     fn to_focused_pane(&self, request: WorkerRequest) {
         let shared = &self.hub.shared;
-        let focused = shared.session().focused_pane();
+        let popup = crate::popups::shown(shared).map(|p| p.key);
+        let focused = popup.or_else(|| shared.session().focused_pane());
         if let Some(handle) = focused.and_then(|key| shared.pane_handle(key)) {
             self.typed.send_replace(Some(tokio::time::Instant::now()));
             handle.notify(shared.next_request_id(), request);

@@ -34,6 +34,7 @@
 //! remaining client takes over; with none left the area stays as it was (programs are not
 //! resized behind a detached user's back).
 
+mod attach;
 mod commands;
 use herdr_ui::{actions, alert_gate, calls, confirm, dialog, goto, help, menu, rows};
 mod conn;
@@ -384,6 +385,8 @@ struct Hub {
     visible: Mutex<visibility::Visible>,
     /// The copy-mode search prompt each client is typing, drawn on its mode bar.
     copy_prompts: Mutex<HashMap<ClientId, String>>,
+    /// Direct terminal attaches: which pane each shows, and each pane's writable owner.
+    attachments: Mutex<attach::owners::Attachments>,
 }
 
 impl Hub {
@@ -426,6 +429,7 @@ pub async fn serve(shared: Arc<Shared>, listener: UnixListener) {
         foreground: watch::channel(0).0,
         visible: Mutex::new(visibility::Visible::default()),
         copy_prompts: Mutex::new(HashMap::new()),
+        attachments: Mutex::new(attach::owners::Attachments::default()),
     });
     tokio::spawn(notify::watch_agents(shared.clone()));
     let mut stop = shared.shutdown_signal();

@@ -31,7 +31,7 @@ use super::stream::ClientWriter;
 use super::visibility;
 use crate::render::{
     Frame, FrameLayout, ModalView, ModeBadge, RenderOptions, ToastView, ViewModel, compose_reusing,
-    diff_frames, draw_help, draw_modal, draw_toast,
+    diff_frames, draw_help, draw_modal, draw_popup, draw_toast,
 };
 use crate::session::{Effects, PaneKey};
 use crate::state::Shared;
@@ -179,15 +179,21 @@ pub(super) async fn run(
                 Some(update) => update,
                 None => {
                     let before = Before::read(&shared);
-                    let overlays =
-                        Overlays { toast: toast.as_ref(), modal: shown_modal.as_ref(), help: &help.borrow() };
+                    let popup = crate::popups::shown(&shared);
+                    let overlays = Overlays {
+                        toast: toast.as_ref(),
+                        modal: shown_modal.as_ref(),
+                        help: &help.borrow(),
+                        popup: popup.as_ref(),
+                    };
                     let (frame, title) = paint_frame(&hub, id, current, overlays, spare.take());
                     session_title = title;
                     // Must name everything paint_frame draws over the panes after composing.
                     let plain = current.mode == ModeBadge::Terminal
                         && !current.help
                         && toast.is_none()
-                        && shown_modal.is_none();
+                        && shown_modal.is_none()
+                        && popup.is_none();
                     repaint.full_painted(before, &frame, plain);
                     let update = diff_frames(last.as_ref(), &frame);
                     spare = last.replace(frame).map(|old| old.buffer);
@@ -320,6 +326,8 @@ struct Overlays<'a> {
     toast: Option<&'a Toast>,
     modal: Option<&'a ModalView>,
     help: &'a [(String, String)],
+    /// The session's popup, over the panes and under the rest.
+    popup: Option<&'a crate::popups::Popup>,
 }
 
 /// The frame and the session's window title (see `paint_panes`).
@@ -330,12 +338,20 @@ fn paint_frame(
     overlays: Overlays<'_>,
     spare: Option<Buffer>,
 ) -> (Frame, Option<String>) {
-    let Overlays { toast, modal, help: help_rows } = overlays;
+    let Overlays { toast, modal, help: help_rows, popup } = overlays;
     let (mut frame, title) = paint_panes(hub, id, view, spare);
     let config = hub.config();
     let colors = &config.theme().colors;
     let screen = frame.buffer.area;
     super::copy::draw_bar(hub, id, view.mode, &mut frame.buffer);
+    if let Some(popup) = popup {
+        let (buffer, area) = (&mut frame.buffer, frame.layout.pane_area);
+        let drawn = hub
+            .shared
+            .screens()
+            .with_grids(|grids| draw_popup(buffer, area, &popup.view, grids.get(&popup.key), colors));
+        frame.cursor = drawn.and_then(|(_, cursor)| cursor);
+    }
     if let Some(toast) = toast {
         draw_toast(&mut frame.buffer, screen, &toast.view, &toast.position, colors);
     }
@@ -387,6 +403,7 @@ fn paint_panes(hub: &Hub, id: ClientId, view: View, spare: Option<Buffer>) -> (F
     let (frame, snapshot, panes) = match resized {
         Some(effects) => {
             shared.apply(effects);
+            crate::popups::fit(shared);
             let (snapshot, panes) = capture(shared);
             (compose_view(hub, view, &snapshot, &panes, None), snapshot, panes)
         }

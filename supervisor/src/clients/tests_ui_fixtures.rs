@@ -111,6 +111,50 @@ fn api_build_web(session: &mut Session) {
     call(session, "workspace.create", json!({"focus": true, "label": "web"}));
 }
 
+fn repo_space(checkout: &str, linked: bool) -> crate::session::WorktreeSpace {
+    crate::session::WorktreeSpace {
+        key: "/src/api/.git".into(),
+        label: "api".into(),
+        repo_root: "/src/api".into(),
+        checkout_path: checkout.into(),
+        is_linked_worktree: linked,
+    }
+}
+
+/// Workspace `api` on the repository's main checkout, then `docs`, then two worktree
+/// workspaces of `api` opened after `docs` (they join their repository's group); an agent in
+/// `fix-login` that an orchestrator described with metadata while it works.
+fn worktrees_and_metadata(session: &mut Session) {
+    call(session, "workspace.create", json!({"focus": true, "label": "api", "cwd": "/src/api"}));
+    session.set_worktree_space("w1", repo_space("/src/api", false)).expect("w1");
+    call(session, "workspace.create", json!({"focus": false, "label": "docs"}));
+    for checkout in ["/wt/api/fix-login", "/wt/api/new-ui"] {
+        session.open_worktree_workspace(checkout, repo_space(checkout, true), None, false).expect("opens");
+    }
+    let key = session.resolve_pane("w3:p1").expect("fix-login's pane");
+    session.agent_identity(key, Some("claude".into()), IdentityReason::Detected);
+    let report = crate::agents::Report {
+        source: "my-claude-hook".into(),
+        agent: "claude".into(),
+        state: herdr_protocol::ipc::DetectedState::Working,
+        message: None,
+        seq: None,
+        session: None,
+    };
+    session.agent_report(key, report);
+    let params: herdr_protocol::api::requests::PaneReportMetadataParams = serde_json::from_value(json!({
+        "pane_id": "w3:p1",
+        "source": "orchestrator",
+        "title": "Fix the login bug",
+        "display_agent": "reviewer",
+        "state_labels": {"working": "reviewing"},
+        "tokens": {"ticket": "T-42"},
+    }))
+    .expect("metadata params");
+    let report = crate::metadata::PaneReport::parse(&params).expect("a valid report");
+    session.report_pane_metadata("w3:p1", &report, crate::metadata::expiry::now()).expect("reported");
+}
+
 type Script = fn(&mut Session);
 
 /// Fixture name, layout area, script.
@@ -154,6 +198,7 @@ const FIXTURES: &[(&str, (u16, u16), Script)] = &[
     ("api_logs_split", (120, 40), api_logs_split),
     ("zoomed_split", (120, 40), zoomed_split),
     ("api_build_web", (120, 40), api_build_web),
+    ("worktrees_and_metadata", (120, 40), worktrees_and_metadata),
 ];
 
 /// Terminal ids are random per session: fixtures hold one made of the pane id instead.

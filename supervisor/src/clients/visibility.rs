@@ -1,7 +1,8 @@
 //! Telling the workers which panes attached clients show (decided by `herdr_ui::visibility`): a
 //! visible pane's worker sends screen damage, a hidden one keeps parsing and sends nothing. The
 //! session's focused pane among them is told it has the focus: it may send damage at the full
-//! frame rate, the other visible panes at a background rate.
+//! frame rate, the other visible panes at a background rate. A pane a direct terminal attach
+//! shows is visible too.
 
 use herdr_protocol::api::SessionSnapshot;
 use herdr_protocol::ipc::WorkerRequest;
@@ -20,7 +21,9 @@ pub(super) type Visible = herdr_ui::visibility::Visible<PaneKey>;
 /// frame then); a pane shown now is no longer one that rang unseen.
 pub(super) fn sync(hub: &Hub, snapshot: &SessionSnapshot, panes: &[(PaneKey, String)]) {
     let attached = hub.registry().count() > 0;
-    let wanted = wanted(snapshot, panes, attached);
+    let mut wanted = wanted(snapshot, panes, attached);
+    // Panes a direct terminal attach shows, whatever the full clients show.
+    wanted.extend(hub.attachments().shown());
     let shared = &hub.shared;
     shared.screens().settle_bells(&wanted, panes);
     // The lock is held while notifying so two paint tasks cannot send changes out of order.

@@ -390,6 +390,19 @@ impl Session {
         self.single_view
     }
 
+    /// Keeps `key`'s program at `size` whatever the layout gives it (a direct terminal attach
+    /// owns it), or with `None` gives it back to the layout; the pane gets a resize either way.
+    pub fn pin_size(&mut self, key: PaneKey, size: Option<(u16, u16)>) -> Effects {
+        self.observed(|s, _| match size {
+            Some(size) => {
+                s.pinned.insert(key, size);
+            }
+            None => {
+                s.pinned.remove(&key);
+            }
+        })
+    }
+
     /// Cells a tab currently has: `(cols, rows)`.
     pub fn area(&self) -> (u16, u16) {
         (self.area.width, self.area.height)

@@ -122,6 +122,8 @@ pub struct Session {
     /// The foreground client shows one pane per tab (the mobile layout): each tab's focused
     /// program is sized to the whole area, as if zoomed, without changing the tab's zoom.
     pub(super) single_view: bool,
+    /// Panes a direct terminal attach owns, kept at that client's size whatever the layout says.
+    pub(super) pinned: HashMap<PaneKey, (u16, u16)>,
 }
 
 /// Where a pane is: workspace and tab indices (valid until the next structural change).
@@ -167,6 +169,7 @@ impl Session {
             agent_view: None,
             content_inset: 0,
             single_view: false,
+            pinned: HashMap::new(),
         }
     }
 
@@ -245,7 +248,8 @@ impl Session {
                 let shown_alone = self.single_view.then(|| self.tab(loc).focused);
                 for (key, rect) in self.effective_rects(loc) {
                     let rect = if shown_alone == Some(key) { self.area } else { rect };
-                    sizes.insert(key, self.content_size(rect));
+                    let size = self.pinned.get(&key).copied().unwrap_or_else(|| self.content_size(rect));
+                    sizes.insert(key, size);
                 }
             }
         }
@@ -302,6 +306,14 @@ impl Session {
             },
         );
         key
+    }
+
+    /// A key and uid for a pane outside every layout (the popup): no pane of this session has
+    /// either, and the model records neither.
+    pub fn detached_pane(&mut self) -> (PaneKey, String) {
+        let key = PaneKey(self.next_key);
+        self.next_key += 1;
+        (key, self.fresh_uid(key))
     }
 
     fn uid_taken(&self, uid: &str) -> bool {

@@ -132,7 +132,8 @@ impl Session {
     ) -> Result<(OpenedWorkspace, Effects), ApiError> {
         let mut opened = Err(ApiError::internal("the new workspace has no pane"));
         let fx = self.observed(|s, fx| {
-            let (wi, key) = s.add_workspace(clean_label(label), Some(checkout.to_owned()));
+            let (appended, key) = s.add_workspace(clean_label(label), Some(checkout.to_owned()));
+            let wi = s.next_to_its_repository(appended, &space.key);
             s.workspaces[wi].worktree_space = Some(space);
             fx.spawn(key, Some(checkout.to_owned()), None, Vec::new());
             if focus || s.active.is_none() {
@@ -146,6 +147,20 @@ impl Session {
             }
         });
         Ok((opened?, fx))
+    }
+
+    /// Moves the just appended workspace `appended` right after the last workspace open on a
+    /// checkout of repository `key`, so the sidebar shows a repository's worktrees together under
+    /// it; returns where it now is (still last when no workspace of that repository is open).
+    fn next_to_its_repository(&mut self, appended: usize, key: &str) -> usize {
+        let same_repo =
+            |ws: &super::model::Workspace| ws.worktree_space.as_ref().is_some_and(|sp| sp.key == key);
+        let Some(last) = self.workspaces[..appended].iter().rposition(same_repo) else {
+            return appended;
+        };
+        let ws = self.workspaces.remove(appended);
+        self.workspaces.insert(last + 1, ws);
+        last + 1
     }
 
     /// Workspace `id` as it is now (focused first when `focus`; renamed when `label`, with

@@ -5,6 +5,7 @@ use toml::{Table, Value};
 
 use super::reader::Reader;
 use crate::keymap::Bindings;
+use crate::popup::PopupSize;
 
 /// A `[[keys.command]]` entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,8 +15,9 @@ pub struct CustomCommand {
     pub kind: &'static str,
     pub command: String,
     pub description: Option<String>,
-    pub width: Option<u16>,
-    pub height: Option<u16>,
+    /// A popup's outer size: cells, or `"NN%"` of the pane area.
+    pub width: Option<PopupSize>,
+    pub height: Option<PopupSize>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -71,7 +73,7 @@ fn custom_commands(r: &mut Reader<'_>, value: &Value) -> Vec<CustomCommand> {
             r.report(path, "needs both `key` and `command`; skipped");
             continue;
         };
-        let size = |r: &mut Reader<'_>, k: &str| t.get(k).map(|_| r.u16(t, &path, k, 80, (1, 1000)));
+        let size = |r: &mut Reader<'_>, k: &str| popup_size(r, t.get(k)?, &format!("{path}.{k}"));
         let width = size(r, "width");
         let height = size(r, "height");
         out.push(CustomCommand {
@@ -86,10 +88,25 @@ fn custom_commands(r: &mut Reader<'_>, value: &Value) -> Vec<CustomCommand> {
     out
 }
 
+/// A popup side as written: a number of cells or a `"NN%"` string; anything else is reported
+/// and left to the default.
+fn popup_size(r: &mut Reader<'_>, value: &Value, path: &str) -> Option<PopupSize> {
+    let size = match value {
+        Value::Integer(n) => u16::try_from(*n).ok().map(PopupSize::Cells),
+        Value::String(text) if text.ends_with('%') => PopupSize::parse(text).ok(),
+        _ => None,
+    };
+    if size.is_none() {
+        r.report(path, format!("expected a number of cells or a percentage like \"80%\", found {value}"));
+    }
+    size
+}
+
 #[cfg(test)]
 mod tests {
     use crate::config::parse;
     use crate::keymap::{Action, Target, parse_key};
+    use crate::popup::PopupSize;
 
     #[test]
     fn an_unknown_command_type_is_a_diagnostic_and_the_command_stays_bound() {
@@ -105,6 +122,19 @@ mod tests {
         let bound = |key: &str| bindings.prefixed.get(&parse_key(key).expect("a key")).cloned();
         assert_eq!(bound("t"), Some(Target::Action(Action::Command(0))));
         assert_eq!(bound("y"), Some(Target::Action(Action::Command(1))));
+    }
+
+    #[test]
+    fn popup_sizes_are_cells_or_percentages() {
+        let text = "[[keys.command]]\nkey = \"prefix+t\"\ncommand = \"htop\"\nwidth = \"80%\"\nheight = 20\n\
+                    [[keys.command]]\nkey = \"prefix+y\"\ncommand = \"htop\"\nwidth = \"wide\"\nheight = -1\n";
+        let (config, diagnostics) = parse(text, "config.toml");
+        let first = &config.keys.commands[0];
+        assert_eq!((first.width, first.height), (Some(PopupSize::Percent(80)), Some(PopupSize::Cells(20))));
+        let second = &config.keys.commands[1];
+        assert_eq!((second.width, second.height), (None, None));
+        let keys: Vec<&str> = diagnostics.iter().map(|d| d.key.as_str()).collect();
+        assert_eq!(keys, ["keys.command[1].width", "keys.command[1].height"], "{diagnostics:?}");
     }
 
     #[test]

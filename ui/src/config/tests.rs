@@ -106,7 +106,7 @@ width = 90
         Some(&Target::Action(Action::Command(0)))
     );
     assert_eq!(config.keys.commands[0].kind, "popup");
-    assert_eq!(config.keys.commands[0].width, Some(90));
+    assert_eq!(config.keys.commands[0].width, Some(crate::popup::PopupSize::Cells(90)));
 }
 
 #[test]

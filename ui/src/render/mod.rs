@@ -28,8 +28,10 @@ mod modal;
 mod overlay;
 mod panes;
 mod picker;
+mod popup;
 mod selection;
 mod sidebar;
+mod single;
 mod status;
 mod tabbar;
 mod theme;
@@ -45,6 +47,8 @@ mod tests_hit;
 mod tests_navigate;
 #[cfg(test)]
 mod tests_scroll;
+#[cfg(test)]
+mod tests_sidebar;
 
 pub use chrome::{FrameLayout, SidebarMode};
 pub use compose::{Frame, ShownPane, compose, compose_reusing};
@@ -60,7 +64,9 @@ pub use menu::{MenuView, draw_menu, menu_item_at, menu_rect};
 pub use modal::{ModalView, draw_modal};
 pub use overlay::{ToastView, draw_help, draw_toast};
 pub use picker::{PickerEntry, PickerView, draw_picker, picker_entry_at, picker_rect};
+pub use popup::{PopupView, draw_popup};
 pub use selection::{copy_hint, draw_copy_hint};
+pub use single::single_pane;
 pub use status::{StatusStyle, status_glyph};
 pub use theme::{Theme, ThemeColors, parse_color};
 pub use view::{AgentView, ModeBadge, PaneView, RenderOptions, TabView, ViewModel, WorkspaceView};

@@ -155,7 +155,9 @@ fn agent_item(a: &AgentView, options: &RenderOptions, colors: &ThemeColors) -> I
         .filter_map(|row| {
             token_line(row, |token| match token {
                 "state_icon" => Some(icon(a.status, options, colors)),
-                "state_text" => Some(plain(status_text(a.status), colors.subtext0)),
+                "state_text" => {
+                    Some(plain(a.state_label.as_deref().unwrap_or(status_text(a.status)), colors.subtext0))
+                }
                 "workspace" => Some(label(&a.workspace, a.focused, colors)),
                 "tab" => Some(plain(&a.tab, colors.subtext0)),
                 "pane" => Some(plain(&a.pane, colors.subtext0)),
@@ -163,7 +165,10 @@ fn agent_item(a: &AgentView, options: &RenderOptions, colors: &ThemeColors) -> I
                 "terminal_title" | "terminal_title_stripped" => {
                     a.terminal_title.as_deref().map(|t| plain(t, colors.subtext0))
                 }
-                _ => None,
+                other => other
+                    .strip_prefix('$')
+                    .and_then(|name| a.tokens.get(name))
+                    .map(|v| plain(v, colors.subtext0)),
             })
         })
         .collect();

@@ -40,7 +40,7 @@ pub(super) fn text_of(buf: &Buffer) -> String {
     out
 }
 
-fn snapshot(name: &str, buf: &Buffer) {
+pub(super) fn snapshot(name: &str, buf: &Buffer) {
     let path = format!("{}/tests/snapshots/{name}.txt", env!("CARGO_MANIFEST_DIR"));
     let actual = text_of(buf);
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {

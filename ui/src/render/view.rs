@@ -28,13 +28,20 @@ pub struct WorkspaceView {
 /// A row of the sidebar's "agents" panel.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct AgentView {
+    /// The `agent` token: the agent's name (`agent.rename`), else the reported display agent,
+    /// else the detected agent.
     pub agent: String,
     pub workspace: String,
     pub tab: String,
     pub pane: String,
     pub status: AgentStatus,
+    /// The `state_text` token when metadata labelled the current state (`state_labels`).
+    pub state_label: Option<String>,
     pub focused: bool,
+    /// The `terminal_title` token: the reported metadata title, else the terminal's title.
     pub terminal_title: Option<String>,
+    /// `$name` tokens: the pane's reported metadata tokens.
+    pub tokens: BTreeMap<String, String>,
 }
 
 /// A tab of the focused workspace.
@@ -159,12 +166,13 @@ impl<'a> ViewModel<'a> {
         let workspaces = snapshot
             .workspaces
             .iter()
-            .map(|w| WorkspaceView {
+            .enumerate()
+            .map(|(index, w)| WorkspaceView {
                 label: w.label.clone(),
                 status: w.agent_status,
                 focused: w.focused,
                 selected: false,
-                depth: u8::from(w.worktree.as_ref().is_some_and(|wt| wt.is_linked_worktree)),
+                depth: u8::from(under_its_repository(snapshot, index)),
                 tokens: w.tokens.clone(),
             })
             .collect();
@@ -172,13 +180,23 @@ impl<'a> ViewModel<'a> {
             .agents
             .iter()
             .map(|a| AgentView {
-                agent: a.display_agent.clone().or_else(|| a.agent.clone()).unwrap_or_default(),
+                agent: [&a.name, &a.display_agent, &a.agent]
+                    .into_iter()
+                    .find_map(|name| name.as_deref().filter(|n| !n.is_empty()))
+                    .unwrap_or_default()
+                    .to_owned(),
                 workspace: workspace_label(&a.workspace_id).unwrap_or_default(),
                 tab: tab_label(&a.tab_id).unwrap_or_default(),
                 pane: a.pane_id.clone(),
                 status: a.agent_status,
+                state_label: a.state_labels.get(status_key(a.agent_status)).cloned(),
                 focused: a.focused,
-                terminal_title: a.terminal_title.clone(),
+                terminal_title: a
+                    .title
+                    .clone()
+                    .filter(|t| !t.is_empty())
+                    .or_else(|| a.terminal_title.clone()),
+                tokens: a.tokens.clone(),
             })
             .collect();
         let zoomed = |tab_id: &str| snapshot.layouts.iter().any(|l| l.tab_id == tab_id && l.zoomed);
@@ -218,6 +236,33 @@ impl<'a> ViewModel<'a> {
             let rang = snapshot.panes.iter().any(|p| p.tab_id == tab.tab_id && belled(&p.pane_id));
             view.bell = rang && !view.focused;
         }
+    }
+}
+
+/// Whether workspace `index` of `snapshot` sits indented under its repository: a linked worktree
+/// checkout that follows, with only other checkouts of the same repository between, a workspace
+/// on that repository's main checkout (worktree workspaces open right after their group). One
+/// moved away from its group stands on its own, unindented.
+fn under_its_repository(snapshot: &SessionSnapshot, index: usize) -> bool {
+    let repo = |i: usize| snapshot.workspaces[i].worktree.as_ref();
+    let Some(own) = repo(index).filter(|wt| wt.is_linked_worktree) else {
+        return false;
+    };
+    (0..index)
+        .rev()
+        .map(repo)
+        .take_while(|wt| wt.is_some_and(|wt| wt.repo_key == own.repo_key))
+        .any(|wt| wt.is_some_and(|wt| !wt.is_linked_worktree))
+}
+
+/// The key `state_labels` uses for `status` (the wire name).
+fn status_key(status: AgentStatus) -> &'static str {
+    match status {
+        AgentStatus::Idle => "idle",
+        AgentStatus::Working => "working",
+        AgentStatus::Blocked => "blocked",
+        AgentStatus::Done => "done",
+        AgentStatus::Unknown => "unknown",
     }
 }
 

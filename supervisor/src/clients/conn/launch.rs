@@ -1,6 +1,7 @@
 //! Carrying out custom commands (`[[keys.command]]`) and `edit_scrollback` for a connection:
-//! a detached `sh -c` for `shell`, a new pane running the program for `pane`, `popup` and the
-//! scrollback editor. A failure becomes a toast on this client's terminal.
+//! a detached `sh -c` for `shell`, a new pane running the program for `pane` and the scrollback
+//! editor, a popup over the layout for `popup` ([`crate::popups`]). A failure becomes a toast on
+//! this client's terminal.
 //!
 //! Not here: deciding what runs where (pure, [`crate::clients::commands`]).
 
@@ -15,6 +16,7 @@ use super::Connection;
 use crate::clients::calls;
 use crate::clients::commands::{self, CommandPlan};
 use crate::clients::notify::toast;
+use crate::popups::{self, PopupError, PopupSpec};
 use crate::session::{HandleError, PaneKey};
 use crate::state::Shared;
 use crate::workers::{ForwardError, StartError};
@@ -43,6 +45,8 @@ pub(crate) enum CommandError {
     NotSessionMethod,
     #[error("{0}")]
     Start(#[from] StartError),
+    #[error("{0}")]
+    Popup(#[from] PopupError),
 }
 
 impl Connection {
@@ -115,6 +119,12 @@ async fn carry_out(shared: &Shared, plan: CommandPlan) -> Result<(), CommandErro
         }
         CommandPlan::Pane { target, direction, argv, zoom } => {
             open_pane(shared, &target, direction, argv, zoom).await
+        }
+        CommandPlan::Popup { pane, argv, cwd, env, title, width, height } => {
+            // Where the pane's programs are now, as for a split (the record may lag a `cd`).
+            let cwd = working_dir(shared, Some(&pane)).await.or(cwd);
+            let spec = PopupSpec { argv, cwd, env, title, width, height };
+            Ok(popups::open(shared, spec).await.map(drop)?)
         }
         CommandPlan::Refused(reason) => Err(CommandError::Refused(reason)),
     }

@@ -9,7 +9,7 @@
 //! [`crate::clients::dialog`], [`crate::clients::confirm`], [`crate::clients::goto`]), drawing them
 //! ([`crate::render::draw_modal`]).
 
-use herdr_protocol::api::{Request, SessionSnapshot};
+use herdr_protocol::api::{ApiResult, Request, SessionSnapshot};
 use ratatui_core::layout::Rect;
 use tokio::sync::watch;
 
@@ -254,6 +254,7 @@ impl Connection {
             UiStep::Command(index) => self.custom_command(index).await,
             UiStep::EditScrollback => self.edit_scrollback().await,
             UiStep::Goto => self.modals.set(Some(Modal::Goto(GotoPicker::new(&snapshot)))),
+            UiStep::OpenWorktree(workspace_id) => self.open_worktree_menu(&workspace_id).await,
             UiStep::OpenNotificationTarget => {
                 let open = |pane: &str| snapshot.panes.iter().any(|p| p.pane_id == pane);
                 let target = self.hub.shared.screens().open_alert_target(open);
@@ -293,9 +294,20 @@ impl Connection {
     }
 
     async fn call(&self, request: Request) {
-        let method = request.method();
-        if let Some(Err(e)) = self.hub.shared.session_call(request).await {
-            log::debug!("{method} from a menu or dialog failed: {e:?}");
+        self.request(request).await;
+    }
+
+    /// `open_worktree`: the repository's checkouts as a menu in the middle of the screen.
+    async fn open_worktree_menu(&mut self, workspace_id: &str) {
+        let Some(ApiResult::WorktreeList { worktrees, .. }) =
+            self.request(calls::list_worktrees(workspace_id)).await
+        else {
+            return;
+        };
+        let screen = self.screen();
+        let at = (screen.width / 3, screen.height / 3);
+        if let Some(menu) = ContextMenu::worktrees(&worktrees, at) {
+            self.modals.set(Some(Modal::Menu(menu)));
         }
     }
 }

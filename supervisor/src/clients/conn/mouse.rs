@@ -36,6 +36,9 @@ pub(super) enum Drag {
 
 impl Connection {
     pub(super) async fn mouse(&mut self, event: MouseEvent) {
+        if let Some(popup) = crate::popups::shown(&self.hub.shared) {
+            return self.popup_mouse(popup.key, &popup.view, &event);
+        }
         match (event.kind, self.drag.clone()) {
             (MouseKind::Drag(_), Some(Drag::Split { tab_id, path, split })) => {
                 let frame = self.frame_layout();
@@ -200,7 +203,7 @@ impl Connection {
         handle.notify(shared.next_request_id(), WorkerRequest::Scroll(to));
     }
 
-    fn frame_layout(&self) -> FrameLayout {
+    pub(super) fn frame_layout(&self) -> FrameLayout {
         let current = *self.view.borrow();
         let tabs = {
             let snapshot = self.hub.shared.session().snapshot();
@@ -212,7 +215,7 @@ impl Connection {
 
     /// Sends `action` at the mouse's cell, relative to the pane's grid (clamped into it, so a
     /// drag that leaves the pane reports its edge).
-    fn to_pane(&self, key: PaneKey, content: Rect, event: &MouseEvent, action: PaneMouseAction) {
+    pub(super) fn to_pane(&self, key: PaneKey, content: Rect, event: &MouseEvent, action: PaneMouseAction) {
         let Some(handle) = self.hub.shared.pane_handle(key) else { return };
         let rel = |at: u16, origin: u16, size: u16| at.saturating_sub(origin).min(size.saturating_sub(1));
         let mouse = PaneMouse {
@@ -239,14 +242,14 @@ pub(super) enum Target {
     Nothing,
 }
 
-fn inside(content: Rect, event: &MouseEvent) -> bool {
+pub(super) fn inside(content: Rect, event: &MouseEvent) -> bool {
     event.x >= content.left()
         && event.x < content.right()
         && event.y >= content.top()
         && event.y < content.bottom()
 }
 
-fn wire_button(button: MouseButton) -> PaneMouseButton {
+pub(super) fn wire_button(button: MouseButton) -> PaneMouseButton {
     match button {
         MouseButton::Left => PaneMouseButton::Left,
         MouseButton::Middle => PaneMouseButton::Middle,
