@@ -10,6 +10,7 @@ mod error;
 mod events;
 mod ids;
 mod integrations;
+mod plugins;
 mod records;
 pub mod requests;
 mod results;
@@ -18,6 +19,9 @@ pub use error::{ApiError, ErrorCode};
 pub use events::Event;
 pub use ids::{PaneId, TabId, WorkspaceId, WorkspaceRef, decimal, decode_number, encode_number};
 pub use integrations::{IntegrationDetails, IntegrationInfo, IntegrationState, IntegrationTarget};
+pub use plugins::{
+    InstalledPluginInfo, PluginActionInfo, PluginCommandLogInfo, PluginCommandStatus, PluginPaneInfo,
+};
 pub use records::{
     AgentInfo, AgentManifestInfo, AgentSessionInfo, AgentSessionRefKind, AgentStatus, LayoutDescription,
     LayoutNode, PaneDirection, PaneInfo, PaneLayoutPane, PaneLayoutRect, PaneLayoutSnapshot, PaneLayoutSplit,

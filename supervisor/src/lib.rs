@@ -20,6 +20,7 @@ mod logind;
 pub mod metadata;
 mod pane_history;
 pub mod persist;
+mod plugins;
 mod popups;
 mod reaper;
 mod resumes;

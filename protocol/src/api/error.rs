@@ -112,6 +112,21 @@ error_codes! {
     InvalidMetadataToken = "invalid_metadata_token",
     MetadataTokenLimit = "metadata_token_limit",
     MetadataSequenceSourceLimit = "metadata_sequence_source_limit",
+    /// `plugin.*` (upstream's codes).
+    PluginNotFound = "plugin_not_found",
+    InvalidPluginId = "invalid_plugin_id",
+    InvalidPluginManifest = "invalid_plugin_manifest",
+    PluginManifestNotFound = "plugin_manifest_not_found",
+    PluginManifestUnavailable = "plugin_manifest_unavailable",
+    PluginVersionUnsupported = "plugin_version_unsupported",
+    PlatformUnsupported = "platform_unsupported",
+    PluginDisabled = "plugin_disabled",
+    PluginActionNotFound = "plugin_action_not_found",
+    InvalidPluginActionId = "invalid_plugin_action_id",
+    AmbiguousPluginAction = "ambiguous_plugin_action",
+    PluginRegistryLoadFailed = "plugin_registry_load_failed",
+    PluginRegistrySaveFailed = "plugin_registry_save_failed",
+    PluginUserDirCreateFailed = "plugin_user_dir_create_failed",
 }
 
 impl fmt::Display for ErrorCode {

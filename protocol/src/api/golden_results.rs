@@ -68,6 +68,17 @@ fn result_type(result: &ApiResult) -> &'static str {
         ApiResult::PaneSelection { .. } => "pane_selection",
         ApiResult::PaneCopyMotion { .. } => "pane_copy_motion",
         ApiResult::PaneCopySearch { .. } => "pane_copy_search",
+        ApiResult::PluginLinked { .. } => "plugin_linked",
+        ApiResult::PluginList { .. } => "plugin_list",
+        ApiResult::PluginUnlinked { .. } => "plugin_unlinked",
+        ApiResult::PluginEnabled { .. } => "plugin_enabled",
+        ApiResult::PluginDisabled { .. } => "plugin_disabled",
+        ApiResult::PluginActionList { .. } => "plugin_action_list",
+        ApiResult::PluginActionInvoked { .. } => "plugin_action_invoked",
+        ApiResult::PluginLogList { .. } => "plugin_log_list",
+        ApiResult::PluginPaneOpened { .. } => "plugin_pane_opened",
+        ApiResult::PluginPaneFocused { .. } => "plugin_pane_focused",
+        ApiResult::PluginPaneClosed { .. } => "plugin_pane_closed",
     }
 }
 
@@ -123,6 +134,17 @@ const TYPES: &[&str] = &[
     "pane_selection",
     "pane_copy_motion",
     "pane_copy_search",
+    "plugin_linked",
+    "plugin_list",
+    "plugin_unlinked",
+    "plugin_enabled",
+    "plugin_disabled",
+    "plugin_action_list",
+    "plugin_action_invoked",
+    "plugin_log_list",
+    "plugin_pane_opened",
+    "plugin_pane_focused",
+    "plugin_pane_closed",
 ];
 
 #[test]

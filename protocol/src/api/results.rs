@@ -448,4 +448,43 @@ pub enum ApiResult {
         target: super::IntegrationTarget,
         details: super::IntegrationDetails,
     },
+    /// `plugin.link`: the registered plugin.
+    PluginLinked {
+        plugin: Box<super::InstalledPluginInfo>,
+    },
+    PluginList {
+        plugins: Vec<super::InstalledPluginInfo>,
+    },
+    /// `plugin.unlink`: `removed` is false when no such plugin was registered.
+    PluginUnlinked {
+        plugin_id: String,
+        removed: bool,
+    },
+    PluginEnabled {
+        plugin: Box<super::InstalledPluginInfo>,
+    },
+    PluginDisabled {
+        plugin: Box<super::InstalledPluginInfo>,
+    },
+    PluginActionList {
+        actions: Vec<super::PluginActionInfo>,
+    },
+    /// `plugin.action.invoke`: the action, the context it got, and its (running) log entry.
+    PluginActionInvoked {
+        action: Box<super::PluginActionInfo>,
+        context: Box<crate::api::requests::PluginInvocationContext>,
+        log: Box<super::PluginCommandLogInfo>,
+    },
+    PluginLogList {
+        logs: Vec<super::PluginCommandLogInfo>,
+    },
+    PluginPaneOpened {
+        plugin_pane: Box<super::PluginPaneInfo>,
+    },
+    PluginPaneFocused {
+        plugin_pane: Box<super::PluginPaneInfo>,
+    },
+    PluginPaneClosed {
+        pane_id: String,
+    },
 }

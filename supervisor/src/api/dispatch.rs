@@ -5,7 +5,7 @@
 
 use herdr_protocol::api::requests::{
     AgentRequest, ClientRequest, EventsRequest, IntegrationRequest, LayoutRequest, PaneRequest,
-    ServerRequest, SessionRequest, WorkspaceRequest, WorktreeRequest,
+    PluginRequest, ServerRequest, SessionRequest, WorkspaceRequest, WorktreeRequest,
 };
 use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, Request};
 
@@ -138,8 +138,23 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             WorktreeRequest::Open(p) => worktrees::open(shared, p).await,
             WorktreeRequest::Remove(p) => worktrees::remove(shared, p).await,
         },
-        request @ (Request::Plugin(_)
-        | Request::Client(ClientRequest::CommandInvoke(_) | ClientRequest::ShellSurfaceSet(_))) => {
+        Request::Plugin(request) => match request {
+            PluginRequest::Link(p) => crate::plugins::link(&crate::plugins::config_dir()?, p),
+            PluginRequest::List(p) => crate::plugins::list(&crate::plugins::config_dir()?, p),
+            PluginRequest::Unlink(p) => crate::plugins::unlink(&crate::plugins::config_dir()?, p),
+            PluginRequest::Enable(p) => crate::plugins::set_enabled(&crate::plugins::config_dir()?, p, true),
+            PluginRequest::Disable(p) => {
+                crate::plugins::set_enabled(&crate::plugins::config_dir()?, p, false)
+            }
+            PluginRequest::ActionList(p) => crate::plugins::action_list(&crate::plugins::config_dir()?, p),
+            // Running plugin commands and plugin panes are not built yet.
+            request @ (PluginRequest::ActionInvoke(_)
+            | PluginRequest::LogList(_)
+            | PluginRequest::PaneOpen(_)
+            | PluginRequest::PaneFocus(_)
+            | PluginRequest::PaneClose(_)) => not_implemented(&Request::Plugin(request)),
+        },
+        request @ Request::Client(ClientRequest::CommandInvoke(_) | ClientRequest::ShellSurfaceSet(_)) => {
             not_implemented(&request)
         }
     }
