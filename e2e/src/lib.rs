@@ -7,6 +7,7 @@
 //!   ([`server::TestServer::cli`]), every answer schema-checked as it arrives.
 //! - [`schema`]: the protocol-22 JSON Schema check used on every line.
 //! - [`wire`]: raw NDJSON exchanges for transport tests.
+//! - [`git`]: real `git` in a test directory, and a one-commit repository.
 //! - [`wait`]: `wait_until`, the only synchronisation the suites use.
 //! - [`pty`]: a program on a pseudo-terminal the test holds, and keystroke echo timing on it.
 //! - [`procs`]: `/proc` reading (process trees, worker discovery, RSS).
@@ -28,6 +29,7 @@
 pub mod agents;
 pub mod binaries;
 pub mod cli;
+pub mod git;
 pub mod layout;
 pub mod lossy_link;
 pub mod panes;

@@ -8,36 +8,12 @@
 #[allow(dead_code)]
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
+use herdr_e2e::git::{git, repo};
 use herdr_e2e::{PATIENCE, TestServer, wait_until};
 use serde_json::{Value, json};
 use support::attached;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.email=e2e@example.invalid", "-c", "user.name=herdr e2e"])
-        .args(args)
-        .env("LC_ALL", "C")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env_remove("GIT_DIR")
-        .output()
-        .expect("run git");
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
-
-fn repo(server: &TestServer) -> PathBuf {
-    let repo = server.work_dir("api");
-    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
-    std::fs::write(repo.join("README"), "hello\n").expect("write a file");
-    git(&repo, &["add", "README"]);
-    git(&repo, &["commit", "--quiet", "-m", "first"]);
-    repo.canonicalize().expect("canonical repo")
-}
 
 fn workspaces(server: &TestServer) -> Vec<Value> {
     server.call("workspace.list", json!({}))["workspaces"].as_array().cloned().unwrap_or_default()
@@ -69,7 +45,7 @@ const CONFIG: &str = "[keys]\nopen_worktree = \"prefix+u\"\nremove_worktree = \"
 #[test]
 fn worktree_keys_create_open_and_remove_checkouts_of_the_focused_repository() {
     let server = TestServer::prepare();
-    let repo = repo(&server);
+    let repo = repo(&server, "api");
     let tmux = attached(&server, Some(CONFIG));
     server.call("workspace.create", json!({"cwd": repo, "label": "api", "focus": true}));
     wait_focused(&server, "api");

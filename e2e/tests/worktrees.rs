@@ -7,41 +7,11 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use herdr_e2e::git::{git, repo};
 use herdr_e2e::wire::LineStream;
 use herdr_e2e::{PATIENCE, TestServer, cli, server::REQUEST_TIMEOUT};
 use serde_json::{Value, json};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.email=e2e@example.invalid", "-c", "user.name=herdr e2e"])
-        .args(args)
-        .env("LC_ALL", "C")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env_remove("GIT_DIR")
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?} in {}: {}",
-        dir.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
-
-/// A repository `api` with one commit on `main`, canonical.
-fn repo(server: &TestServer) -> PathBuf {
-    let repo = server.work_dir("api");
-    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
-    std::fs::write(repo.join("README"), "hello\n").expect("write a file");
-    git(&repo, &["add", "README"]);
-    git(&repo, &["commit", "--quiet", "-m", "first"]);
-    repo.canonicalize().expect("canonical repo")
-}
 
 /// `git worktree list --porcelain`: path → branch (None when detached).
 fn git_checkouts(repo: &Path) -> BTreeMap<String, Option<String>> {
@@ -109,7 +79,7 @@ fn kinds(events: &[(String, Value)]) -> Vec<&str> {
 #[test]
 fn checkouts_are_created_opened_listed_and_removed_on_a_real_repository() {
     let server = TestServer::start();
-    let repo = repo(&server);
+    let repo = repo(&server, "api");
     let trees = server.work_dir("trees").canonicalize().expect("canonical");
     let parent = server.call("workspace.create", json!({"cwd": repo.display().to_string(), "label": "api"}));
     let ws1 = s(&parent["workspace"]["workspace_id"]);
@@ -273,7 +243,7 @@ fn checkouts_are_created_opened_listed_and_removed_on_a_real_repository() {
 #[test]
 fn memberships_survive_a_restart() {
     let mut server = TestServer::start();
-    let repo = repo(&server);
+    let repo = repo(&server, "api");
     let parent = server.call("workspace.create", json!({"cwd": repo.display().to_string()}));
     let ws1 = s(&parent["workspace"]["workspace_id"]);
     let path = server.work_dir("trees").canonicalize().expect("canonical").join("kept");
@@ -297,7 +267,7 @@ fn memberships_survive_a_restart() {
 #[test]
 fn the_cli_makes_relative_paths_absolute() {
     let server = TestServer::start();
-    let repo = repo(&server);
+    let repo = repo(&server, "api");
     let run = |args: &[&str]| {
         let mut command = server.command(herdr_e2e::binaries::binary("herdr"));
         command.current_dir(&repo);
