@@ -81,7 +81,8 @@ fn hooks_fire_on_hub_events_and_actions_get_their_context() {
     report(&server, &pane, "blocked");
     let line = wait_until("the hook to record the blocked turn", PATIENCE, || {
         let text = read(&events);
-        let line = text.lines().find(|l| l.starts_with("pane.agent_status_changed ") && l.contains("blocked"));
+        let line =
+            text.lines().find(|l| l.starts_with("pane.agent_status_changed ") && l.contains("blocked"));
         line.map(str::to_owned).ok_or(text)
     });
     let event: Value =
@@ -90,7 +91,8 @@ fn hooks_fire_on_hub_events_and_actions_get_their_context() {
     assert_eq!(event["data"]["pane_id"], pane.as_str(), "{event}");
     assert_eq!(event["data"]["agent_status"], "blocked", "{event}");
 
-    let context = json!({"invocation_source": "e2e", "focused_pane_id": pane, "focused_pane_agent": "claude"});
+    let context =
+        json!({"invocation_source": "e2e", "focused_pane_id": pane, "focused_pane_agent": "claude"});
     let invoked = server.call(
         "plugin.action.invoke",
         json!({"action_id": format!("{RECORDER}.record-context"), "context": context}),
@@ -143,8 +145,8 @@ fn hooks_fire_on_hub_events_and_actions_get_their_context() {
     });
     let unlinked = server.call("plugin.unlink", json!({"plugin_id": RECORDER}));
     assert_eq!(unlinked["removed"], true, "{unlinked}");
-    let (code, _) =
-        server.call_error("plugin.action.invoke", json!({"action_id": "record-context", "plugin_id": RECORDER}));
+    let (code, _) = server
+        .call_error("plugin.action.invoke", json!({"action_id": "record-context", "plugin_id": RECORDER}));
     assert_eq!(code, "plugin_not_found");
     let witnessed = logs(&server, WITNESS).iter().filter(|l| l["status"] == "succeeded").count();
     report(&server, &pane, "blocked");

@@ -32,7 +32,8 @@ fn a_key_bound_plugin_action_runs_with_the_focused_pane_as_context() {
 
     tmux.keys(&["C-b", "y"]);
     let config = server.env().iter().find(|(k, _)| k == "XDG_CONFIG_HOME").map(|(_, v)| v.clone());
-    let out = PathBuf::from(config.expect("XDG_CONFIG_HOME")).join("herdr/plugins/state/e2e.recorder/context");
+    let out =
+        PathBuf::from(config.expect("XDG_CONFIG_HOME")).join("herdr/plugins/state/e2e.recorder/context");
     let written = wait_until("the action to record its context", PATIENCE, || {
         std::fs::read_to_string(&out).map_err(|e| e.to_string())
     });

@@ -80,12 +80,21 @@ pub fn plan(
 }
 
 /// What a key-bound plugin action is told about the focus.
-fn plugin_context(snapshot: &SessionSnapshot, workspace: &str, tab: &str, pane: &str) -> PluginInvocationContext {
+fn plugin_context(
+    snapshot: &SessionSnapshot,
+    workspace: &str,
+    tab: &str,
+    pane: &str,
+) -> PluginInvocationContext {
     let info = snapshot.panes.iter().find(|p| p.pane_id == pane);
     PluginInvocationContext {
         invocation_source: Some("keybinding".to_owned()),
         workspace_id: Some(WorkspaceId::new(workspace)),
-        workspace_label: snapshot.workspaces.iter().find(|w| w.workspace_id == workspace).map(|w| w.label.clone()),
+        workspace_label: snapshot
+            .workspaces
+            .iter()
+            .find(|w| w.workspace_id == workspace)
+            .map(|w| w.label.clone()),
         tab_id: Some(TabId::new(tab)),
         tab_label: snapshot.tabs.iter().find(|t| t.tab_id == tab).map(|t| t.label.clone()),
         focused_pane_id: Some(PaneId::new(pane)),

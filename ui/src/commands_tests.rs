@@ -80,7 +80,8 @@ fn shell_commands_run_in_the_focused_pane_with_its_environment() {
 #[test]
 fn plugin_actions_get_the_focus_as_context_and_nothing_runs_without_a_pane() {
     let snapshot = session("one_workspace");
-    let Some(CommandPlan::PluginAction { action_id, context }) = plan(&command("plugin_action"), &snapshot, env)
+    let Some(CommandPlan::PluginAction { action_id, context }) =
+        plan(&command("plugin_action"), &snapshot, env)
     else {
         panic!("a plugin action plan");
     };
