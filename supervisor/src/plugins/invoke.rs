@@ -54,7 +54,7 @@ fn local_id(raw: &str) -> Result<String, Failure> {
 
 /// The plugin and action `p` names: a local id with `plugin_id`, a qualified
 /// `plugin.id.action`, or a bare local id that exactly one available plugin declares.
-fn resolve<'a>(
+pub(super) fn resolve<'a>(
     registry: &'a Registry,
     p: &PluginActionInvokeParams,
 ) -> Result<(&'a RegistryEntry, &'a Action), Failure> {
