@@ -175,5 +175,10 @@ fn a_hook_that_never_ends_is_killed_at_its_limit_while_the_server_answers() {
     assert!(killed["error"].as_str().is_some_and(|e| e.contains("killed")), "{killed}");
     assert_eq!(killed["stdout"], "hanging\n", "{killed}");
     assert!(killed["finished_unix_ms"].as_u64() >= killed["started_unix_ms"].as_u64(), "{killed}");
+    // Its whole process group went: no `sleep` is left under the server.
+    wait_until("the hook's processes to be gone", PATIENCE, || {
+        let left: Vec<_> = server.process_tree().into_iter().filter(|p| p.comm == "sleep").collect();
+        if left.is_empty() { Ok(()) } else { Err(format!("{left:?}")) }
+    });
     server.assert_alive();
 }
