@@ -181,6 +181,7 @@ pub async fn run(
         }
     }
     drop(api);
+    shared.plugins.logs.kill_running();
     if shared.handoff.committed() {
         // The importer serves the session now, on these very sockets, with these workers; under
         // systemd it becomes the service's main process before this one exits.

@@ -9,6 +9,7 @@
 //! group killed with SIGKILL and is logged as failed with the reason.
 //!
 //! The log is one ring of the last [`LOG_CAPACITY`] runs for the whole server, oldest first.
+//! When the server stops (or hands over) it kills the runs not over yet ([`Logs::kill_running`]).
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -70,6 +71,8 @@ pub struct Logs {
 struct LogRing {
     entries: Mutex<VecDeque<PluginCommandLogInfo>>,
     next_id: AtomicU64,
+    /// The process groups of the runs not over yet, by log id.
+    running: Mutex<Vec<(String, Pid)>>,
 }
 
 fn now_ms() -> u64 {
@@ -111,6 +114,19 @@ impl Logs {
             stdout: None,
             stderr: None,
             error: None,
+        }
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, Vec<(String, Pid)>> {
+        self.inner.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Kills the process group of every run not over yet (the server is stopping or handing
+    /// over: nobody would time them out or read their output any more).
+    pub fn kill_running(&self) {
+        for (log_id, pgid) in self.running().drain(..) {
+            log::info!("killing plugin command {log_id} (process group {pgid}): the server is stopping");
+            let _ = killpg(pgid, Signal::SIGKILL);
         }
     }
 
@@ -169,8 +185,11 @@ impl Logs {
         let (logs, log_id, limit) = (self.clone(), entry.log_id.clone(), spec.limit);
         let stdout = child.stdout.take().map(|out| tokio::spawn(capture(out)));
         let stderr = child.stderr.take().map(|err| tokio::spawn(capture(err)));
+        let pgid = child.id().and_then(|pid| i32::try_from(pid).ok()).map(Pid::from_raw);
+        if let Some(pgid) = pgid {
+            self.running().push((entry.log_id.clone(), pgid));
+        }
         tokio::spawn(async move {
-            let pgid = child.id().and_then(|pid| i32::try_from(pid).ok()).map(Pid::from_raw);
             let (status, error) = match tokio::time::timeout(limit, child.wait()).await {
                 Ok(status) => (status.ok(), None),
                 Err(_) => {
@@ -185,6 +204,7 @@ impl Logs {
                     (status, Some(error))
                 }
             };
+            logs.running().retain(|(id, _)| *id != log_id);
             let stdout = drained(stdout).await;
             let stderr = drained(stderr).await;
             let succeeded = error.is_none() && status.is_some_and(|s| s.success());

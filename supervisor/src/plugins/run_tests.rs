@@ -62,3 +62,16 @@ async fn a_missing_program_fails_at_once_and_the_ring_is_bounded() {
     let last = logs.list(None, Some(1));
     assert_eq!(last[0].log_id, format!("plugin-log-{}", LOG_CAPACITY + 6));
 }
+
+#[tokio::test]
+async fn kill_running_ends_every_run_not_over_yet() {
+    let logs = Logs::default();
+    let (_, done) = logs.start(spec(&["sleep", "600"], Duration::from_secs(600)));
+    assert_eq!(logs.running().len(), 1);
+    logs.kill_running();
+    finish(done).await;
+    let run = &logs.list(None, None)[0];
+    assert_eq!(run.status, PluginCommandStatus::Failed);
+    assert!(run.error.as_deref().is_some_and(|e| e.contains("SIGKILL")), "{run:?}");
+    assert!(logs.running().is_empty());
+}
