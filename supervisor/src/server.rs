@@ -143,6 +143,7 @@ pub async fn run(
     // Adopted workers of another build move to ours, in the background (`workers/upgrade.rs`).
     tokio::spawn(crate::workers::upgrade_outdated(shared.all_pane_handles(), shared.handoff.swapping()));
     let saver = tokio::spawn(Autosave::run(shared.clone()));
+    tokio::spawn(crate::plugins::hooks::run(shared.clone()));
     let (saving, resuming) = (shared.clone(), shared.clone());
     let runtime = tokio::runtime::Handle::current();
     let shutdown_notices = tokio::spawn(logind::save_before_shutdown(logind::Hooks {
@@ -180,6 +181,7 @@ pub async fn run(
         }
     }
     drop(api);
+    shared.plugins.logs.kill_running();
     if shared.handoff.committed() {
         // The importer serves the session now, on these very sockets, with these workers; under
         // systemd it becomes the service's main process before this one exits.

@@ -67,6 +67,8 @@ pub struct Shared {
     pub metadata_expiry: crate::metadata::expiry::ExpiryTimer,
     /// The popup open over the layout, whose pane is in the registry but not the model.
     pub popups: crate::popups::Popups,
+    /// Plugin commands: their log and the event hooks' queues.
+    pub plugins: crate::plugins::hooks::Runtime,
     next_request: AtomicU64,
     shutdown: watch::Sender<bool>,
     me: Weak<Shared>,
@@ -137,6 +139,7 @@ impl Shared {
             handoff: crate::handoff::Handoff::default(),
             metadata_expiry: Default::default(),
             popups: Default::default(),
+            plugins: Default::default(),
             next_request: AtomicU64::new(1),
             shutdown: watch::channel(false).0,
             me: me.clone(),

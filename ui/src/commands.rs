@@ -1,15 +1,16 @@
 //! What a `[[keys.command]]` entry or `edit_scrollback` does, worked out from the session
 //! snapshot: run a shell command detached with the focused pane's `HERDR_*` environment (which
 //! the caller supplies), open a pane split from the focused one running a program (zoomed for
-//! the scrollback editor), or open a popup over the layout running it, and the scrollback
-//! editor's script.
+//! the scrollback editor), open a popup over the layout running it, or invoke a plugin action
+//! with the focus as its context; and the scrollback editor's script.
 //!
 //! Not here: starting anything and the private file the editor edits (the supervisor's
 //! `clients/commands.rs`, `conn/launch.rs` and `popups`); the worker read of the scrollback.
 
 use std::path::Path;
 
-use herdr_protocol::api::{SessionSnapshot, SplitDirection};
+use herdr_protocol::api::requests::PluginInvocationContext;
+use herdr_protocol::api::{PaneId, SessionSnapshot, SplitDirection, TabId, WorkspaceId};
 
 use crate::config::CustomCommand;
 use crate::popup::PopupSize;
@@ -33,6 +34,8 @@ pub enum CommandPlan {
         width: Option<PopupSize>,
         height: Option<PopupSize>,
     },
+    /// `plugin.action.invoke` of `action_id` with the focused pane's context.
+    PluginAction { action_id: String, context: Box<PluginInvocationContext> },
     /// The command cannot run here; the reason becomes a toast.
     Refused(String),
 }
@@ -68,8 +71,38 @@ pub fn plan(
             width: command.width,
             height: command.height,
         },
+        "plugin_action" => CommandPlan::PluginAction {
+            action_id: command.command.clone(),
+            context: Box::new(plugin_context(snapshot, workspace, tab, pane)),
+        },
         other => CommandPlan::Refused(format!("{other} commands are not supported")),
     })
+}
+
+/// What a key-bound plugin action is told about the focus.
+fn plugin_context(
+    snapshot: &SessionSnapshot,
+    workspace: &str,
+    tab: &str,
+    pane: &str,
+) -> PluginInvocationContext {
+    let info = snapshot.panes.iter().find(|p| p.pane_id == pane);
+    PluginInvocationContext {
+        invocation_source: Some("keybinding".to_owned()),
+        workspace_id: Some(WorkspaceId::new(workspace)),
+        workspace_label: snapshot
+            .workspaces
+            .iter()
+            .find(|w| w.workspace_id == workspace)
+            .map(|w| w.label.clone()),
+        tab_id: Some(TabId::new(tab)),
+        tab_label: snapshot.tabs.iter().find(|t| t.tab_id == tab).map(|t| t.label.clone()),
+        focused_pane_id: Some(PaneId::new(pane)),
+        focused_pane_cwd: info.and_then(|p| p.foreground_cwd.clone().or_else(|| p.cwd.clone())),
+        focused_pane_agent: info.and_then(|p| p.agent.clone()),
+        focused_pane_status: info.map(|p| p.agent_status),
+        ..Default::default()
+    }
 }
 
 /// The focused workspace, tab and pane ids.

@@ -78,9 +78,18 @@ fn shell_commands_run_in_the_focused_pane_with_its_environment() {
 }
 
 #[test]
-fn plugin_actions_are_refused_and_nothing_runs_without_a_pane() {
+fn plugin_actions_get_the_focus_as_context_and_nothing_runs_without_a_pane() {
     let snapshot = session("one_workspace");
-    assert!(matches!(plan(&command("plugin_action"), &snapshot, env), Some(CommandPlan::Refused(_))));
+    let Some(CommandPlan::PluginAction { action_id, context }) =
+        plan(&command("plugin_action"), &snapshot, env)
+    else {
+        panic!("a plugin action plan");
+    };
+    assert_eq!(action_id, command("plugin_action").command);
+    assert_eq!(context.invocation_source.as_deref(), Some("keybinding"));
+    assert_eq!(context.focused_pane_id.as_ref().map(|p| p.as_str()), snapshot.focused_pane_id.as_deref());
+    assert_eq!(context.workspace_id.as_ref().map(|w| w.as_str()), snapshot.focused_workspace_id.as_deref());
+    assert_eq!(context.tab_id.as_ref().map(|t| t.as_str()), snapshot.focused_tab_id.as_deref());
     let empty = session("empty");
     assert_eq!(plan(&command("pane"), &empty, env), None);
 }

@@ -147,10 +147,10 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
                 crate::plugins::set_enabled(&crate::plugins::config_dir()?, p, false)
             }
             PluginRequest::ActionList(p) => crate::plugins::action_list(&crate::plugins::config_dir()?, p),
-            // Running plugin commands and plugin panes are not built yet.
-            request @ (PluginRequest::ActionInvoke(_)
-            | PluginRequest::LogList(_)
-            | PluginRequest::PaneOpen(_)
+            PluginRequest::ActionInvoke(p) => crate::plugins::invoke::invoke(shared, *p),
+            PluginRequest::LogList(p) => crate::plugins::invoke::log_list(shared, p),
+            // Plugin panes are not built yet.
+            request @ (PluginRequest::PaneOpen(_)
             | PluginRequest::PaneFocus(_)
             | PluginRequest::PaneClose(_)) => not_implemented(&Request::Plugin(request)),
         },

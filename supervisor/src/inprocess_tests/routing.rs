@@ -17,7 +17,7 @@ async fn server_session_and_layout_methods_answer() {
     assert_eq!(snapshot["type"], json!("session_snapshot"), "{snapshot}");
     let layout = h.ok("layout.export", json!({"pane_id": pane})).await;
     assert_eq!(layout["type"], json!("layout_export"), "{layout}");
-    assert_eq!(h.error_code("plugin.list", json!({})).await, "not_implemented");
+    assert_eq!(h.error_code("plugin.pane.close", json!({"pane_id": "w1:p1"})).await, "not_implemented");
 }
 
 #[tokio::test(start_paused = true)]

@@ -3,15 +3,20 @@
 //! (`<config dir>/plugins.json`) and re-read on every call, so `herdr plugin link` made while no
 //! server ran, or by another session, is seen at once.
 //!
-//! Running plugin commands (actions, hooks, startup), their logs and plugin panes are not built
-//! yet: those methods still answer `not_implemented` in the dispatch table.
+//! Running commands: [`run`] (process, time limit, log ring), [`invoke`] (`plugin.action.invoke`,
+//! `plugin.log.list`) and [`hooks`] (`[[events]]` on hub events). Startup hooks and plugin panes
+//! are not built yet (`plugin.pane.*` answer `not_implemented`).
+
+pub mod hooks;
+pub mod invoke;
+pub mod run;
 
 use std::path::{Path, PathBuf};
 
 use herdr_plugins::registry::{Registry, RegistryEntry, RegistryError, Source, SourceKind};
-use herdr_plugins::{compat, ids, load_manifest};
+use herdr_plugins::{ids, load_manifest};
 use herdr_protocol::api::requests::{OptionalPlugin, PluginLinkParams, PluginSourceInfo, PluginTarget};
-use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, InstalledPluginInfo, PluginActionInfo};
+use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, InstalledPluginInfo};
 use herdr_protocol::paths::{self, PathEnv};
 
 use crate::api::envelope::Failure;
@@ -137,21 +142,7 @@ pub fn action_list(config: &Path, p: OptionalPlugin) -> Result<ApiResult, Failur
             continue;
         }
         for action in &entry.manifest.actions {
-            let platforms = compat::effective(&action.platforms, &entry.manifest.platforms)
-                .as_ref()
-                .map(|list| list.iter().map(|p| p.as_str().to_owned()).collect());
-            let contexts = serde_json::to_value(&action.contexts)
-                .and_then(serde_json::from_value)
-                .map_err(|e| Failure::from(ApiError::internal(e.to_string())))?;
-            actions.push(PluginActionInfo {
-                plugin_id: entry.id().to_owned(),
-                action_id: action.id.clone(),
-                title: action.title.clone(),
-                description: action.description.clone(),
-                contexts,
-                command: action.command.clone(),
-                platforms,
-            });
+            actions.push(invoke::action_info(entry, action)?);
         }
     }
     actions.sort_by_key(|a| ids::qualified_action_id(&a.plugin_id, &a.action_id));

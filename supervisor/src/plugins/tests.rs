@@ -80,3 +80,35 @@ fn refusals_use_the_references_codes() {
     assert_eq!(code_of(set_enabled(&config, target("nobody.here"), true)), "plugin_not_found");
     assert_eq!(code_of(unlink(&config, target("bad id"))), "invalid_plugin_id");
 }
+
+#[test]
+fn actions_resolve_by_qualified_id_local_id_and_plugin_and_refuse_otherwise() {
+    use herdr_protocol::api::requests::PluginActionInvokeParams;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = tmp.path().join("config");
+    for id in ["demo.one", "demo.two"] {
+        let dir = write_plugin(tmp.path(), id, "0.7.0");
+        link(&config, PluginLinkParams { path: dir.display().to_string(), enabled: None, source: None })
+            .expect("link");
+    }
+    let registry = load(&config).expect("registry");
+    let err = |r: Result<String, Failure>| match r {
+        Err(Failure::Api(e)) => e.code.as_str().to_owned(),
+        other => panic!("expected an API error, got {other:?}"),
+    };
+    let resolve = |action: &str, plugin: Option<&str>| {
+        let p = PluginActionInvokeParams {
+            action_id: action.into(),
+            plugin_id: plugin.map(str::to_owned),
+            context: None,
+        };
+        invoke::resolve(&registry, &p).map(|(entry, action)| format!("{}/{}", entry.id(), action.id))
+    };
+    assert_eq!(resolve("demo.two.hello", None).expect("qualified"), "demo.two/hello");
+    assert_eq!(resolve("hello", Some("demo.one")).expect("local"), "demo.one/hello");
+    assert_eq!(resolve("demo.one.hello", Some("demo.one")).expect("qualified with plugin"), "demo.one/hello");
+    assert_eq!(err(resolve("hello", None)), "ambiguous_plugin_action");
+    assert_eq!(err(resolve("demo.one.nope", None)), "plugin_action_not_found");
+    assert_eq!(err(resolve("hello", Some("nobody"))), "plugin_not_found");
+    assert_eq!(err(resolve("bad id", None)), "invalid_plugin_action_id");
+}

@@ -1,18 +1,19 @@
 //! Carrying out custom commands (`[[keys.command]]`) and `edit_scrollback` for a connection:
 //! a detached `sh -c` for `shell`, a new pane running the program for `pane` and the scrollback
-//! editor, a popup over the layout for `popup` ([`crate::popups`]). A failure becomes a toast on
-//! this client's terminal.
+//! editor, a popup over the layout for `popup` ([`crate::popups`]), `plugin.action.invoke`
+//! for `plugin_action`. A failure becomes a toast on this client's terminal.
 //!
 //! Not here: deciding what runs where (pure, [`crate::clients::commands`]).
 
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
-use herdr_protocol::api::requests::ZoomMode;
+use herdr_protocol::api::requests::{PluginActionInvokeParams, ZoomMode};
 use herdr_protocol::api::{ApiResult, SplitDirection};
 use herdr_protocol::ipc::{ReadFormat, ReadSource, ReadSpec, WorkerRequest, WorkerResponse};
 
 use super::Connection;
+use crate::api::envelope::Failure;
 use crate::clients::calls;
 use crate::clients::commands::{self, CommandPlan};
 use crate::clients::notify::toast;
@@ -125,6 +126,14 @@ async fn carry_out(shared: &Shared, plan: CommandPlan) -> Result<(), CommandErro
             let cwd = working_dir(shared, Some(&pane)).await.or(cwd);
             let spec = PopupSpec { argv, cwd, env, title, width, height };
             Ok(popups::open(shared, spec).await.map(drop)?)
+        }
+        CommandPlan::PluginAction { action_id, context } => {
+            let params = PluginActionInvokeParams { action_id, plugin_id: None, context: Some(*context) };
+            match crate::plugins::invoke::invoke(shared, params) {
+                Ok(_) => Ok(()),
+                Err(Failure::Api(e) | Failure::Probe(e)) => Err(CommandError::Refused(e.message)),
+                Err(Failure::BadRequest(reason)) => Err(CommandError::Refused(reason)),
+            }
         }
         CommandPlan::Refused(reason) => Err(CommandError::Refused(reason)),
     }
