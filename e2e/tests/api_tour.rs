@@ -17,6 +17,17 @@ use herdr_e2e::wire::LineStream;
 use herdr_e2e::{PATIENCE, TestServer, wait_until};
 use serde_json::{Value, json};
 
+/// The protocol-22 methods that still answer `not_implemented`: any other that does is a
+/// failure, so the list only shrinks. `command.invoke` and `client_shell.surface.set` belong to
+/// upstream's client-shell endpoint protocol, which the reference does not describe.
+const NOT_BUILT: &[&str] = &[
+    "plugin.pane.open",
+    "plugin.pane.focus",
+    "plugin.pane.close",
+    "command.invoke",
+    "client_shell.surface.set",
+];
+
 struct Tour<'a> {
     server: &'a TestServer,
     outcomes: BTreeMap<String, Vec<String>>,
@@ -51,6 +62,9 @@ impl<'a> Tour<'a> {
             let code = answer["error"]["code"].as_str().unwrap_or("?").to_owned();
             let message = answer["error"]["message"].as_str().unwrap_or("").to_owned();
             outcome = format!("error {code}: {}", message.chars().take(90).collect::<String>());
+            if code == "not_implemented" && !NOT_BUILT.contains(&method) {
+                self.failures.push(format!("{method}: answers not_implemented but is built"));
+            }
             if answer["id"] == "" {
                 self.failures
                     .push(format!("{method}: answered as a parse failure (unknown method?): {answer}"));
@@ -370,7 +384,8 @@ fn every_method_answers_by_the_protocol() {
     tour.other("product_announcement.dismiss", json!({"version": "0.0.0", "id": "tour"}), Some("ok"));
     tour.other("release_notes.dismiss", json!({"version": "0.0.0"}), Some("ok"));
     tour.other("command.invoke", json!({"command_id": "tour.nothing"}), None);
-    tour.other("popup.close", json!({}), Some("ok"));
+    // No popup is open here: the refusal says so (the popup suites open and close real ones).
+    tour.other("popup.close", json!({}), None);
     tour.other("server.reload_config", json!({}), Some("config_reload"));
     tour.other("server.agent_manifests", json!({}), Some("agent_manifest_status"));
     tour.other("server.reload_agent_manifests", json!({}), Some("agent_manifest_reload"));
