@@ -3,7 +3,6 @@
 //! is the manifest part of protocol 22's `InstalledPluginInfo`.
 
 use std::collections::BTreeSet;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -22,37 +21,9 @@ pub enum ActionContext {
     Selection,
 }
 
-/// `PluginPanePlacement`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Placement {
-    #[default]
-    Overlay,
-    Popup,
-    Split,
-    Tab,
-    Zoomed,
-}
-
-/// `PopupSize`: outer cells, or a percentage of the terminal (`"80%"`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum PopupSize {
-    Cells(u16),
-    Percent(String),
-}
-
-impl PopupSize {
-    /// The percentage of a `"N%"` size (1–100), `None` for cells or a malformed string.
-    pub fn percent(&self) -> Option<u8> {
-        match self {
-            PopupSize::Cells(_) => None,
-            PopupSize::Percent(raw) => {
-                raw.strip_suffix('%')?.parse::<u8>().ok().filter(|p| (1..=100).contains(p))
-            }
-        }
-    }
-}
+/// A pane's placement and its popup sizes are the wire's own types (`PluginPanePlacement`,
+/// `PopupSize`): the manifest and `plugin.pane.open` say them the same way.
+pub use herdr_protocol::api::requests::{PluginPanePlacement as Placement, PopupSize};
 
 /// `[[build]]` / `[[startup]]`: a command and where it runs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -281,18 +252,6 @@ pub fn parse_manifest(path: &Path, text: &str) -> Result<(Manifest, Vec<String>)
         }
     }
     Ok((manifest, warnings))
-}
-
-impl fmt::Display for Placement {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Placement::Overlay => "overlay",
-            Placement::Popup => "popup",
-            Placement::Split => "split",
-            Placement::Tab => "tab",
-            Placement::Zoomed => "zoomed",
-        })
-    }
 }
 
 #[cfg(test)]

@@ -122,10 +122,11 @@ pub struct PluginLogListParams {
     pub limit: Option<u64>,
 }
 
-/// `PluginPanePlacement`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// `PluginPanePlacement` (a manifest's `[[panes]]` without one is an overlay).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PluginPanePlacement {
+    #[default]
     Overlay,
     Popup,
     Split,
@@ -139,6 +140,30 @@ pub enum PluginPanePlacement {
 pub enum PopupSize {
     Cells(u16),
     Percent(String),
+}
+
+impl PopupSize {
+    /// The percentage of a `"N%"` size (1–100), `None` for cells or a malformed string.
+    pub fn percent(&self) -> Option<u8> {
+        match self {
+            PopupSize::Cells(_) => None,
+            PopupSize::Percent(raw) => {
+                raw.strip_suffix('%')?.parse::<u8>().ok().filter(|p| (1..=100).contains(p))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for PluginPanePlacement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PluginPanePlacement::Overlay => "overlay",
+            PluginPanePlacement::Popup => "popup",
+            PluginPanePlacement::Split => "split",
+            PluginPanePlacement::Tab => "tab",
+            PluginPanePlacement::Zoomed => "zoomed",
+        })
+    }
 }
 
 /// `plugin.pane.open`.
