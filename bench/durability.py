@@ -1,7 +1,7 @@
 """The durability suite: how long a killed supervisor's panes take to come back, and what a
 session.json save costs. herdr only: tmux has no equivalent (a tmux server killed with -9 takes
 every pane with it, and tmux keeps no layout on disk), so the tmux column is n/a.
-See bench/README.md (sections 10-11) for the method.
+See bench/README.md (sections 15-16) for the method.
 
 Not here: anything tmux, or an attached terminal (tui_suite.py).
 """

@@ -3,7 +3,7 @@
 (timestamps the program prints every 20 ms, read back after the swap: the program never
 notices a supervisor swap, so this stays near the print interval), and the longest time the API
 did not answer a `pane.read` (a poller on fresh connections throughout). herdr only.
-See bench/README.md (section 12).
+See bench/README.md (section 17).
 
 Not here: tmux (it has no handoff), an attached terminal.
 """

@@ -1,4 +1,4 @@
-"""What the benchmarks read from /proc: process trees, CPU ticks, context switches, RSS, I/O
+"""What the benchmarks read from /proc: process trees, CPU ticks, context switches, RSS and PSS, I/O
 counters, and killing a tree. Linux only; no third-party modules.
 
 Not here: what to measure or when (the suites decide), or any process starting.
@@ -114,6 +114,20 @@ def rss_kib(pid):
         with open(f"/proc/{pid}/status") as f:
             for line in f:
                 if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def pss_kib(pid):
+    """Proportional set size (KiB) from /proc/PID/smaps_rollup: private pages in full, each
+    shared page divided by the number of processes mapping it (so the shared libraries every
+    pane worker maps count once in total, not once per worker). 0 when unreadable."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
                     return int(line.split()[1])
     except OSError:
         pass

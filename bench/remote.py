@@ -3,7 +3,7 @@
 run: keystroke echo p50/p99 over loopback and over a delayed link, and the bytes per second the
 link carries to the client for one visible pane printing 400 lines/s and for a 60 Hz spinner,
 herdr against `ssh` running `tmux attach`. Part of bench/run (`bench/run --only remote`; see
-bench/README.md, 13-15); also runs alone:
+bench/README.md, 18-20); also runs alone:
 
     python3 bench/remote.py [--bin-dir target/release] [--remote-samples 60] [--remote-rtt-ms 300]
                             [--remote-seconds 5]

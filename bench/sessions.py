@@ -37,7 +37,8 @@ class Herdr:
         self.env["HERDR_SOCKET_PATH"] = self.socket
         self.proc = None
 
-    def start(self):
+    def start(self, poll=0.05):
+        """Spawns `herdr server` and returns once it answers `ping` (polled every POLL s)."""
         log = open(os.path.join(self.root, "herdr-server.log"), "w")
         self.proc = subprocess.Popen([self.bin, "server"], env=self.env, stdin=subprocess.DEVNULL,
                                      stdout=log, stderr=log, start_new_session=True)
@@ -50,7 +51,7 @@ class Herdr:
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"herdr server did not start; see {log.name}")
-            time.sleep(0.05)
+            time.sleep(poll)
 
     def request(self, method, params, timeout=600):
         with socket.socket(socket.AF_UNIX) as s:
@@ -186,12 +187,12 @@ class Tmux:
     def capture(self, target):
         return self.tmux("capture-pane", "-p", "-t", target).stdout
 
-    def wait_visible(self, target, word, timeout=600):
+    def wait_visible(self, target, word, timeout=600, every=0.02):
         deadline = time.monotonic() + timeout
         while word not in self.capture(target):
             if time.monotonic() > deadline:
                 raise SystemExit(f"tmux pane {target} never showed {word}")
-            time.sleep(0.02)
+            time.sleep(every)
 
     def stop(self):
         try:

@@ -9,8 +9,8 @@ use herdr_protocol::api as protocol;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::{
-    agent, api, completion, config, integration, notification, pane, server, session, status, tab, terminal,
-    update, workspace, worktree,
+    agent, api, completion, config, integration, notification, pane, plugin, server, session, status, tab,
+    terminal, update, workspace, worktree,
 };
 
 /// terminal workspace manager for AI coding agents
@@ -50,6 +50,9 @@ pub enum Command {
     /// Manage git worktree-backed workspaces
     #[command(subcommand)]
     Worktree(worktree::WorktreeCommand),
+    /// Install, link and run plugins
+    #[command(subcommand)]
+    Plugin(plugin::PluginCommand),
     /// Manage tabs over the socket API
     #[command(subcommand)]
     Tab(tab::TabCommand),

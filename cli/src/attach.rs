@@ -36,13 +36,26 @@ pub fn run(session: Option<&str>, env: &PathEnv) -> Rendered {
         Ok(target) => target,
         Err(err) => return Rendered::usage(&format!("herdr: {err}")),
     };
+    let client_socket = target.paths.client_socket.clone();
+    // Straight to the client socket: a running server takes the attach without an API ping
+    // first (a round trip every plain `herdr` paid); only a connect that finds nobody listening
+    // starts one.
+    match herdr_client::attach_with(&client_socket, restart_on_loss(target.clone())) {
+        Err(AttachError::Connect { source, .. }) if nobody_listens(&source) => {}
+        result => return outcome(result),
+    }
     if !connect::answers_ping(target.api_socket())
         && let Err(err) = server::spawn_detached(&target)
     {
         return Rendered::stderr(format!("herdr: cannot start the server: {err:#}\n"), EXIT_ERROR);
     }
-    let client_socket = target.paths.client_socket.clone();
     outcome(herdr_client::attach_with(&client_socket, restart_on_loss(target)))
+}
+
+/// A connect error that means no server has this socket: none was ever bound there, or the one
+/// that was has gone.
+fn nobody_listens(err: &std::io::Error) -> bool {
+    matches!(err.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused)
 }
 
 /// While reconnecting after the server died, a new server is started the way a plain `herdr`

@@ -300,7 +300,7 @@ mod tests {
             }
         }
         let config = table.row("herdr config").expect("config row");
-        assert_eq!(config.subcommands, ["check", "reset-keys"]);
+        assert_eq!(config.subcommands, ["check", "reset-keys", "commands"]);
         let agent = table.row("herdr agent").expect("agent row");
         assert!(agent.subcommands.iter().any(|s| s == "send"), "{agent:?}");
     }

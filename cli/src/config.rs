@@ -1,4 +1,4 @@
-//! `herdr config check|reset-keys` and `herdr --default-config`: local work on the user's
+//! `herdr config check|reset-keys|commands` and `herdr --default-config`: local work on the user's
 //! `config.toml` (`$XDG_CONFIG_HOME/herdr/config.toml`, else `~/.config/herdr/config.toml`).
 //!
 //! - `check` parses the file with the supervisor's own config model (so it reports exactly what
@@ -6,6 +6,9 @@
 //!   the position found by [`locate`]; any problem exits 1.
 //! - `reset-keys` copies the file to `config.toml.bak` and rewrites it without `[keys]`,
 //!   `[keys.indexed]` and `[[keys.command]]` (see [`reset`]), so every binding is the default.
+//! - `commands [--json]` lists the `[[keys.command]]` entries with the ids `command.invoke`
+//!   takes (an extension: upstream hands its ids only to its client-shell endpoints). The ids
+//!   come from the file; a server that has not reloaded an edited file refuses the new ones.
 //! - `--default-config` prints [`DEFAULT_CONFIG`], which parses back to the model's defaults.
 
 pub mod locate;
@@ -15,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 use herdr_protocol::paths::{self, PathEnv};
+use herdr_supervisor::commands::command_id;
 use herdr_supervisor::config as model;
 
 use crate::output::{EXIT_ERROR, Rendered};
@@ -28,6 +32,12 @@ pub enum ConfigCommand {
     Check,
     /// Back up config.toml and remove its custom key bindings (`[keys]`, `[keys.indexed]`, `[[keys.command]]`)
     ResetKeys,
+    /// List the custom commands (`[[keys.command]]`) with the ids `command.invoke` takes
+    Commands {
+        /// One JSON array: `command_id`, `key`, `type`, `command`, `description`
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Where `config.toml` lives for this environment.
@@ -48,7 +58,33 @@ pub fn run(command: &ConfigCommand, env: &PathEnv) -> Rendered {
             Ok(outcome) => Rendered::stdout(format!("{outcome}\n")),
             Err(err) => Rendered::stderr(format!("herdr: {err}\n"), EXIT_ERROR),
         },
+        ConfigCommand::Commands { json } => commands(&path, *json),
     }
+}
+
+/// `herdr config commands [--json]` for the file at `path` (no file: no commands).
+pub fn commands(path: &Path, json: bool) -> Rendered {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(err) => return Rendered::stderr(format!("{}: cannot read: {err}\n", path.display()), EXIT_ERROR),
+    };
+    let (config, _) = model::parse(&text, &path.display().to_string());
+    let entries = config.keys.commands.iter().enumerate().map(|(i, c)| (command_id(i, c), c));
+    if json {
+        let list: Vec<serde_json::Value> = entries
+            .map(|(id, c)| {
+                serde_json::json!({
+                    "command_id": id, "key": c.key, "type": c.kind,
+                    "command": c.command, "description": c.description,
+                })
+            })
+            .collect();
+        return Rendered::stdout(format!("{}\n", serde_json::Value::Array(list)));
+    }
+    Rendered::stdout(
+        entries.map(|(id, c)| format!("{id}\t{}\t{}\t{}\n", c.key, c.kind, c.command)).collect::<String>(),
+    )
 }
 
 /// `herdr config check` on the file at `path`.
@@ -126,6 +162,27 @@ mod tests {
         config.keys.overrides.clear();
         assert_eq!(config, model::Config::default());
         assert!(problems(DEFAULT_CONFIG, "default.toml").is_empty());
+    }
+
+    #[test]
+    fn commands_lists_each_entry_with_the_id_command_invoke_takes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("config.toml");
+        assert_eq!(commands(&path, false).stdout, "", "no file, no commands");
+        let text = "[[keys.command]]\nkey = \"prefix+g\"\ntype = \"popup\"\ncommand = \"lazygit\"\n\n\
+                    [[keys.command]]\nkey = \"prefix+y\"\ntype = \"shell\"\ncommand = \"echo hi\"\n";
+        std::fs::write(&path, text).expect("write");
+        let (config, _) = model::parse(text, "config.toml");
+        let first = command_id(0, &config.keys.commands[0]);
+        let second = command_id(1, &config.keys.commands[1]);
+        let listed = commands(&path, false);
+        assert_eq!(
+            listed.stdout,
+            format!("{first}\tprefix+g\tpopup\tlazygit\n{second}\tprefix+y\tshell\techo hi\n")
+        );
+        let json: serde_json::Value = serde_json::from_str(&commands(&path, true).stdout).expect("json");
+        assert_eq!(json[1]["command_id"], second.as_str());
+        assert_eq!(json[1]["type"], "shell");
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! - [`args`]: root grammar, global `--session`, shared value types;
 //! - one module per command group: [`workspace`], [`worktree`], [`tab`], [`pane`], [`agent`],
 //!   [`api`], [`notification`], [`terminal`], [`status`], [`server`], [`session`], [`update`],
-//!   [`integration`] — each turns its arguments into an [`request::ApiCall`] (pure) or runs a
+//!   [`integration`], [`plugin`] — each turns its arguments into an [`request::ApiCall`] (pure) or runs a
 //!   local action;
 //! - [`call`]: ping + protocol guard + the single request; [`connect`]: the socket edge;
 //! - local commands: [`completion`] (scripts from the command table), [`config`] (`config check`,
@@ -27,7 +27,9 @@ pub mod integration;
 pub mod notification;
 pub mod output;
 pub mod pane;
+pub mod plugin;
 pub mod remote;
+pub mod remote_bin;
 pub mod request;
 pub mod server;
 pub mod session;
@@ -58,24 +60,17 @@ subcommands, e.g. `herdr workspace create`, `herdr pane list`, `herdr pane run <
 `herdr pane read <PANE_ID>`. See `herdr --help`.";
 
 /// Runs the CLI on `args` (including the program name) and returns the process exit code.
+/// `herdr --remote` is run by the `herdr-remote` binary beside this one ([`remote_bin`]): only it
+/// links ssh, so no other command pays for loading libssl and libcrypto (about 1 ms a call).
 pub fn main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    let (args, session) = match extract_session(args.into_iter().collect()) {
-        Ok(split) => split,
-        Err(message) => return output::emit(Rendered::usage(&message)),
-    };
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
-        Err(err) => {
-            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
-            let _ = err.print();
-            return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(EXIT_ERROR));
-        }
+    let args: Vec<OsString> = args.into_iter().collect();
+    let (cli, session) = match parse(args.clone()) {
+        Ok(parsed) => parsed,
+        Err(code) => return code,
     };
     let rendered = match cli.command {
         _ if cli.default_config => Rendered::stdout(config::DEFAULT_CONFIG),
-        _ if cli.remote.is_used() => {
-            remote::run(&cli.remote, cli.command.is_some(), session.or(cli.session).as_deref())
-        }
+        _ if cli.remote.is_used() => remote_bin::hand_over(&args),
         None => attach::run(session.or(cli.session).as_deref(), &PathEnv::from_process_env()),
         Some(command) => {
             let session = session.or(cli.session);
@@ -83,6 +78,37 @@ pub fn main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     output::emit(rendered)
+}
+
+/// The `herdr-remote` binary: `herdr --remote` handed it its own arguments.
+pub fn remote_main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let (cli, session) = match parse(args.into_iter().collect()) {
+        Ok(parsed) => parsed,
+        Err(code) => return code,
+    };
+    let rendered = if cli.remote.is_used() {
+        remote::run(&cli.remote, cli.command.is_some(), session.or(cli.session).as_deref())
+    } else {
+        Rendered::usage("herdr-remote runs `herdr --remote <TARGET>`; run that instead")
+    };
+    output::emit(rendered)
+}
+
+/// `args` parsed as the root grammar, with the global `--session` taken out; `Err` is the exit
+/// code once clap or the session option has said what was wrong (or printed help or version).
+fn parse(args: Vec<OsString>) -> Result<(Cli, Option<String>), ExitCode> {
+    let (args, session) = match extract_session(args) {
+        Ok(split) => split,
+        Err(message) => return Err(output::emit(Rendered::usage(&message))),
+    };
+    match Cli::try_parse_from(args) {
+        Ok(cli) => Ok((cli, session)),
+        Err(err) => {
+            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
+            let _ = err.print();
+            Err(ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(EXIT_ERROR)))
+        }
+    }
 }
 
 /// Takes every `--session NAME` / `--session=NAME` out of `args` (up to a `--` terminator), the
@@ -150,6 +176,8 @@ pub enum Plan {
     Session(session::SessionCommand),
     /// `herdr integration …`: local edits of agents' config dirs.
     Integration(integration::IntegrationCommand),
+    /// `herdr plugin …`: `plugin.*` requests, offline registry edits, install.
+    Plugin(plugin::PluginCommand),
     /// `herdr update [--handoff]`: across sessions (the global `--session` picks one).
     Update(update::UpdateArgs),
     /// `herdr remote-client-bridge` (hidden): the far end of `herdr --remote`.
@@ -213,6 +241,7 @@ pub fn plan(command: Command, caller: &Caller) -> Result<Plan, UsageError> {
             Plan::TerminalAttach(terminal::attach::Attach::Agent(args))
         }
         Command::Integration(cmd) => Plan::Integration(cmd),
+        Command::Plugin(cmd) => Plan::Plugin(cmd),
         Command::Update(args) => Plan::Update(args),
         Command::RemoteClientBridge => Plan::RemoteClientBridge,
     };
@@ -250,6 +279,7 @@ fn dispatch(command: Command, session: Option<&str>, caller: &Caller) -> Rendere
             target().map(|t| agent::legacy::run_against(&t, &args, caller.pane_id.as_deref()))
         }
         Plan::AgentSend(args) => target().map(|t| agent::send::run_against(&t, &args)),
+        Plan::Plugin(cmd) => target().map(|t| plugin::run(&cmd, &t, caller, &env)),
         Plan::RemoteClientBridge => target().map(|t| remote::client_bridge(&t)),
         Plan::TerminalAttach(attach) => target().map(|t| terminal::attach::run(&t, &attach)),
     };

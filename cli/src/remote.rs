@@ -236,7 +236,8 @@ fn provision_herdr(
             probe.platform
         )));
     }
-    let exe = std::env::current_exe()
+    // This process is `herdr-remote`; the build it copies is the `herdr` that handed it over.
+    let exe = crate::remote_bin::herdr_exe()
         .map_err(|source| RemoteError::Read { path: "the herdr executable".into(), source })?;
     let build = LocalBuild::locate(&exe, std::env::var_os(LIBRARY_ENV).map(PathBuf::from))?;
     let prefix = format!("{}/.local", probe.home.trim_end_matches('/'));

@@ -98,7 +98,7 @@ pub fn live_handoff_call(
 
 /// `herdr server --handoff-import <socket> <token>`: the importer a live handoff starts.
 pub fn run_import(target: &Target, no_session: bool, socket: &Path, token: &str) -> Rendered {
-    herdr_supervisor::logging::init();
+    herdr_host::logging::init();
     let result = server_config(target, no_session)
         .and_then(|config| herdr_supervisor::import_blocking(config, socket, token));
     match result {
@@ -168,9 +168,15 @@ pub fn manifest_status_text(result: &Value) -> String {
 
 /// The pane-worker executable: `$HERDR_PANE_WORKER_BIN`, else next to the `herdr` binary.
 pub fn worker_exe(env_override: Option<&std::ffi::OsStr>, herdr_exe: &Path) -> PathBuf {
+    beside_herdr(env_override, herdr_exe, WORKER_BIN_NAME)
+}
+
+/// The executable a non-empty `env_override` names, else the one called `name` next to
+/// `herdr_exe` (herdr's binaries are installed side by side).
+pub fn beside_herdr(env_override: Option<&std::ffi::OsStr>, herdr_exe: &Path, name: &str) -> PathBuf {
     match env_override.filter(|v| !v.is_empty()) {
         Some(path) => PathBuf::from(path),
-        None => herdr_exe.with_file_name(WORKER_BIN_NAME),
+        None => herdr_exe.with_file_name(name),
     }
 }
 
@@ -197,12 +203,13 @@ fn server_config(target: &Target, no_session: bool) -> anyhow::Result<herdr_supe
         orphan_timeout: Duration::from_secs(config.worker_orphan_timeout_secs),
         pane_history: config.pane_history,
         resume_agents: config.resume_agents_on_restore,
+        scrollback_limit_bytes: config.scrollback_limit_bytes,
     })
 }
 
 /// `herdr server`: blocks until the server stops.
 pub fn run_foreground(target: &Target, no_session: bool) -> Rendered {
-    herdr_supervisor::logging::init();
+    herdr_host::logging::init();
     let result = create_private_dir(&target.paths.data_dir)
         .and_then(|()| server_config(target, no_session))
         .and_then(herdr_supervisor::serve_blocking);

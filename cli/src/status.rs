@@ -48,7 +48,7 @@ pub struct ClientInfo {
     pub version: String,
     pub protocol: u32,
     pub binary: String,
-    /// The running image's identity (`herdr_supervisor::build_info`), compared with the server's.
+    /// The running image's identity (`herdr_host::build_info`), compared with the server's.
     pub identity: String,
 }
 
@@ -61,7 +61,7 @@ impl ClientInfo {
             version: HERDR_VERSION.to_owned(),
             protocol: PROTOCOL_VERSION,
             binary,
-            identity: herdr_supervisor::build_info::current_identity(),
+            identity: herdr_host::build_info::current_identity(),
         }
     }
 }

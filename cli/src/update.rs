@@ -2,7 +2,7 @@
 //! `scripts/install`, and `herdr update --handoff` then hands every running session (or the one
 //! `--session NAME` names) to this binary with a live handoff, skipping servers that already run
 //! it. Whether a server runs this binary is told by `ping`'s `binary.identity` (see
-//! `herdr_supervisor::build_info`), not by version: a rebuild keeps the version.
+//! `herdr_host::build_info`), not by version: a rebuild keeps the version.
 //!
 //! The decision per session is pure ([`decide`]); [`run`] is the socket and file-system edge.
 
@@ -230,7 +230,7 @@ pub fn run(args: &UpdateArgs, session: Option<&str>, env: &PathEnv) -> Rendered 
             return Rendered::stderr(format!("herdr update: cannot locate this binary: {err}\n"), EXIT_ERROR);
         }
     };
-    let ours = herdr_supervisor::build_info::current_identity();
+    let ours = herdr_host::build_info::current_identity();
     let mut out = String::new();
     let mut failed = false;
     for target in &targets {

@@ -35,6 +35,7 @@ pub mod lossy_link;
 pub mod panes;
 pub mod procs;
 pub mod pty;
+pub mod recorder;
 pub mod schema;
 pub mod server;
 pub mod session_file;

@@ -6,11 +6,11 @@
 
 use std::path::PathBuf;
 
-use herdr_e2e::panes::create_workspace;
-use herdr_e2e::{PATIENCE, TestServer, wait_until};
+use herdr_e2e::panes::{create_workspace, run, wait_output};
+use herdr_e2e::recorder::{RECORDER, state_file};
+use herdr_e2e::{PATIENCE, TestServer, recorder, wait_until};
 use serde_json::{Value, json};
 
-const RECORDER: &str = "e2e.recorder";
 const WITNESS: &str = "e2e.witness";
 
 fn plugin_dir(name: &str) -> String {
@@ -28,12 +28,6 @@ fn server_with_plugins() -> TestServer {
         assert_eq!(linked["plugin"]["enabled"], true, "{linked}");
     }
     server
-}
-
-/// The recorder's state dir, where its scripts write.
-fn state_file(server: &TestServer, name: &str) -> PathBuf {
-    let config = server.env().iter().find(|(k, _)| k == "XDG_CONFIG_HOME").map(|(_, v)| v.clone());
-    PathBuf::from(config.expect("XDG_CONFIG_HOME")).join("herdr/plugins/state").join(RECORDER).join(name)
 }
 
 fn read(path: &PathBuf) -> String {
@@ -101,12 +95,9 @@ fn hooks_fire_on_hub_events_and_actions_get_their_context() {
     assert_eq!(invoked["action"]["action_id"], "record-context", "{invoked}");
     assert_eq!(invoked["context"]["focused_pane_id"], pane.as_str(), "{invoked}");
     let log_id = invoked["log"]["log_id"].as_str().expect("a log id").to_owned();
-    let recorded_context = wait_until("the action to write its context", PATIENCE, || {
-        Some(read(&state_file(&server, "context"))).filter(|t| !t.is_empty()).ok_or("nothing yet".to_owned())
-    });
-    let (head, json_text) = recorded_context.split_at(recorded_context.find('{').expect("context json"));
-    assert_eq!(head.split_whitespace().collect::<Vec<_>>(), ["record-context", pane.as_str()]);
-    let written: Value = serde_json::from_str(json_text.trim()).expect("context json");
+    let run = recorder::recorded_context(&server, "the action to write its context");
+    assert_eq!((run.action_id.as_str(), run.pane_id.as_str()), ("record-context", pane.as_str()));
+    let written = run.context;
     assert_eq!(written["invocation_source"], "e2e");
     assert_eq!(written["focused_pane_agent"], "claude");
     wait_until("the action's log entry to finish", PATIENCE, || {
@@ -181,4 +172,68 @@ fn a_hook_that_never_ends_is_killed_at_its_limit_while_the_server_answers() {
         if left.is_empty() { Ok(()) } else { Err(format!("{left:?}")) }
     });
     server.assert_alive();
+}
+
+/// `pane.link.activate` on a URL a plugin's `[[link_handlers]]` pattern matches runs the
+/// handler's action (not the desktop's opener) with the link in its context.
+#[test]
+fn a_link_handler_takes_the_urls_its_pattern_matches() {
+    let server = server_with_plugins();
+    let pane = create_workspace(&server).pane_id;
+    // `\067` is `7`: the echoed command line does not hold the whole URL.
+    run(&server, &pane, r"printf 'see https://herdr.test/issue/\067 now\n'");
+    wait_output(&server, &pane, "https://herdr.test/issue/7", PATIENCE);
+    let visible = server.call("pane.read", json!({"pane_id": pane, "source": "visible"}));
+    let text = visible["read"]["text"].as_str().expect("text").to_owned();
+    let (row, line) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("https://herdr.test/issue/7"))
+        .expect("the URL on screen");
+    let col = line[..line.find("https://").expect("url")].chars().count() + 4;
+
+    let activated =
+        server.call("pane.link.activate", json!({"pane_id": pane, "viewport_row": row, "col": col}));
+    assert_eq!(activated["type"], "pane_link_activated", "{activated}");
+    assert_eq!(activated["handled"], true, "{activated}");
+    assert_eq!(activated["url"], "https://herdr.test/issue/7", "{activated}");
+    let context = recorder::recorded_context(&server, "the handler's action to record its context").context;
+    assert_eq!(context["invocation_source"], "link_click", "{context}");
+    assert_eq!(context["clicked_url"], "https://herdr.test/issue/7", "{context}");
+    assert_eq!(context["link_handler_id"], "test-issue", "{context}");
+    assert_eq!(context["focused_pane_id"], pane.as_str(), "{context}");
+    let entry = logs(&server, RECORDER).into_iter().last().expect("a log entry");
+    assert_eq!(entry["action_id"], "record-context", "{entry}");
+}
+
+/// The recorder's `pane.agent_status_changed` hook for a fake agent that turns blocked by
+/// itself: a fake claude (a real program on a real PTY) draws its permission dialog, herdr
+/// detects the screen as blocked, and the hook writes the event it was given.
+#[test]
+fn the_hook_records_a_fake_agent_turning_blocked() {
+    let server = server_with_plugins();
+    let workspace = herdr_e2e::agents::create_agent_workspace(&server, &[("FAKE_AGENT_WORK_MS", "300")]);
+    let pane = workspace.ids.pane_id.clone();
+    let started = herdr_e2e::agents::start_agent(&server, "reviewer", "claude", &pane).result();
+    assert_eq!(started["type"], "agent_started", "{started}");
+    let prompted =
+        server.cli(&["agent", "prompt", "reviewer", "needs-permission: clean the build directory"]);
+    assert_eq!(prompted.result()["type"], "agent_prompted", "{prompted:?}");
+
+    let events = state_file(&server, "events.log");
+    let line = wait_until("the hook to record the fake agent blocked", PATIENCE, || {
+        let text = read(&events);
+        let line = text.lines().find(|l| {
+            l.strip_prefix("pane.agent_status_changed ")
+                .and_then(|json| serde_json::from_str::<Value>(json).ok())
+                .is_some_and(|e| {
+                    e["data"]["agent_status"] == "blocked" && e["data"]["pane_id"] == pane.as_str()
+                })
+        });
+        line.map(str::to_owned).ok_or(text)
+    });
+    let event: Value =
+        serde_json::from_str(line.trim_start_matches("pane.agent_status_changed ")).expect("event json");
+    assert_eq!(event["data"]["agent"], "claude", "{event}");
+    assert_eq!(herdr_e2e::agents::status(&server, "reviewer"), "blocked");
 }

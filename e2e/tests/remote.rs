@@ -13,7 +13,8 @@
 //! p50 within 20 ms of plain OpenSSH `ssh` through the same link to the same sshd; a copy made on the remote host landing in the local clipboard
 //! (OSC 52 through the relay); `--session NAME` reaching that session only; the local
 //! machine's `[keys]` applying by default and the remote server's with
-//! `--remote-keybindings server`.
+//! `--remote-keybindings server`; and that only `herdr-remote`, which `herdr --remote` execs,
+//! links ssh (libssl, libcrypto), with a clear error when it is missing.
 
 #[allow(dead_code, reason = "each suite uses part of the shared tmux driver")]
 mod support;
@@ -602,4 +603,33 @@ fn attach_split_detach(
     tmux.keys(&[applied.prefix, "q"]);
     wait_finished(tmux, "the detach", |s| s.contains("[detached]"));
     assert_eq!(pane_ids(server).len(), panes + 1, "only {} split the remote pane", applied.prefix);
+}
+
+/// The shared libraries `ldd` says `binary` needs.
+fn needed_libraries(binary: &Path) -> String {
+    let out = std::process::Command::new("ldd").arg(binary).output().expect("run ldd");
+    assert!(out.status.success(), "ldd {}: {}", binary.display(), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn only_herdr_remote_links_ssh_and_herdr_says_when_it_is_missing() {
+    let herdr = herdr_e2e::binaries::binary("herdr");
+    let local = needed_libraries(&herdr);
+    assert!(
+        !local.contains("libssl") && !local.contains("libcrypto"),
+        "herdr loads ssh's libraries:\n{local}"
+    );
+    let remote = needed_libraries(&herdr_e2e::binaries::binary("herdr-remote"));
+    assert!(remote.contains("libssl") || remote.contains("libcrypto"), "herdr-remote links ssh:\n{remote}");
+
+    let missing = "/nonexistent/herdr-remote";
+    let out = std::process::Command::new(&herdr)
+        .args(["--remote", "nobody@127.0.0.1"])
+        .env("HERDR_REMOTE_BIN", missing)
+        .output()
+        .expect("run herdr --remote");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains(&format!("herdr --remote needs {missing}")), "{said}");
 }

@@ -8,25 +8,7 @@ mod support;
 
 use herdr_e2e::{PATIENCE, TestServer, wait_until};
 use serde_json::{Value, json};
-use support::{Tmux, attached, boxes_on_top_row, find_on_screen, sgr_mouse};
-
-/// The right button in an SGR mouse report.
-const RIGHT: u8 = 2;
-/// The left button.
-const LEFT: u8 = 0;
-
-fn click(tmux: &Tmux<'_>, button: u8, (x, y): (u16, u16)) {
-    tmux.literal(&sgr_mouse(button, x, y, true));
-    tmux.literal(&sgr_mouse(button, x, y, false));
-}
-
-/// Clicks the menu item labelled `label` on the screen.
-fn choose(tmux: &Tmux<'_>, label: &str) {
-    let item = format!("│ {label}");
-    let screen = tmux.wait_screen(&format!("the menu item {label}"), |s| s.contains(&item));
-    let (x, y) = find_on_screen(&screen, &item).expect("the item is on screen");
-    click(tmux, LEFT, (x + 2, y));
-}
+use support::{LEFT, RIGHT, attached, boxes_on_top_row, choose, click};
 
 fn panes(server: &TestServer) -> Vec<Value> {
     server.call("pane.list", json!({}))["panes"].as_array().cloned().unwrap_or_default()

@@ -6,6 +6,13 @@
 //! probe or scan is actually due). Every entry point is followed by [`Detector::poll`], which
 //! returns what to publish and the ONE deadline the caller must wake up at (`None` = nothing
 //! pending: an idle pane with no new output costs nothing).
+//!
+//! Beyond upstream: the steady identity rechecks (every 5 s with an agent, 30 s without) are only
+//! made when the pane printed something since the last probe. A program starting, exiting or
+//! handing the terminal to another prints (its own screen, the shell's prompt, the typed command's
+//! echo), and the worker's `tcgetpgrp` on output calls [`Detector::note_foreground_changed`]; a
+//! recheck of a silent pane could only find what the last one found. So a quiet pane parks its
+//! probe timer and its next output probes at once, and 200 idle agents cost no wake-ups at all.
 
 use std::time::{Duration, Instant};
 
@@ -156,7 +163,9 @@ pub struct Detector {
     last_output_at: Option<Instant>,
     last_scan_at: Option<Instant>,
     scans_suspended: bool,
+    /// `None` while parked: steady, and nothing printed since the last probe.
     next_probe_at: Option<Instant>,
+    last_probe_at: Option<Instant>,
     acquisition_started: Option<Instant>,
     queued: Vec<Publication>,
 }
@@ -176,6 +185,7 @@ impl Detector {
             last_scan_at: None,
             scans_suspended: false,
             next_probe_at: Some(now),
+            last_probe_at: None,
             acquisition_started: Some(now),
             queued: Vec::new(),
         }
@@ -194,6 +204,8 @@ impl Detector {
     pub fn note_output(&mut self, now: Instant) {
         self.dirty_since.get_or_insert(now);
         self.last_output_at = Some(now);
+        // A parked recheck runs at the first output after the quiet.
+        self.next_probe_at.get_or_insert(now);
     }
 
     /// The PTY's foreground process group changed (the worker checks `tcgetpgrp` on output):
@@ -230,8 +242,12 @@ impl Detector {
     /// refresh. Returns publications and the next deadline.
     pub fn poll(&mut self, now: Instant, manifests: &ManifestSet, view: &mut impl PaneView) -> Step {
         if self.next_probe_at.is_some_and(|t| t <= now) {
-            let foreground = view.foreground();
-            self.apply_probe(now, foreground);
+            if self.steady(now) && self.silent_since_probe() {
+                self.next_probe_at = None;
+            } else {
+                let foreground = view.foreground();
+                self.apply_probe(now, foreground);
+            }
         }
         if self.scan_due().is_some_and(|t| t <= now) {
             let text = view.detection_text();
@@ -269,7 +285,19 @@ impl Detector {
             }
             (None, None) => {}
         }
+        self.last_probe_at = Some(now);
         self.next_probe_at = Some(now + self.probe_interval(now));
+    }
+
+    /// Past the acquisition window with no misses counting: the probes are the steady rechecks.
+    fn steady(&self, now: Instant) -> bool {
+        let acquiring = self.acquisition_started.is_some_and(|start| now < start + ACQUISITION_WINDOW);
+        !acquiring && self.misses == 0
+    }
+
+    /// Probed before, and nothing printed since.
+    fn silent_since_probe(&self) -> bool {
+        self.last_probe_at.is_some_and(|probe| self.last_output_at.is_none_or(|output| output <= probe))
     }
 
     fn probe_interval(&self, now: Instant) -> Duration {

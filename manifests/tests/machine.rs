@@ -192,25 +192,75 @@ fn a_visible_blocker_publishes_at_once_and_is_republished_while_it_stays() {
 }
 
 #[test]
-fn an_idle_pane_without_output_reads_nothing_until_the_identity_recheck() {
+fn a_quiet_pane_parks_its_identity_recheck_until_it_prints() {
     let (mut rig, _) = Rig::codex_after_grace(CODEX_IDLE);
-    // Let the acquisition window pass.
-    let mut step = rig.poll(8000);
+    // Past the acquisition window the steady recheck comes due with nothing printed since the
+    // last probe: it is parked, and the pane has no timer at all.
+    let step = rig.poll(8000);
+    assert_eq!(step.wake_at, None, "a silent idle agent needs no wake-up");
     let (scans, probes) = (rig.pane.scans, rig.pane.probes);
-    let wake = step.wake_at.expect("identity recheck pending");
-    assert!(wake >= rig.at(8000) + PROCESS_RECHECK_IDENTIFIED - Duration::from_millis(1));
-    for ms in [8100, 9000, 12000] {
-        step = rig.poll(ms);
-        assert!(step.publish.is_empty());
+    for ms in [8100, 13000, 60000] {
+        assert!(rig.poll(ms).publish.is_empty());
     }
     assert_eq!((rig.pane.scans, rig.pane.probes), (scans, probes), "nothing read while nothing is due");
-    // Output makes a scan due as soon as it settles.
+    // Output probes at once and makes a scan due as soon as it settles; the cadence resumes.
     rig.pane.screen = text(CODEX_IDLE);
-    rig.det.note_output(rig.at(12500));
-    let step = rig.poll(12500);
-    assert_eq!(step.wake_at, Some(rig.at(12500) + OUTPUT_SETTLE));
-    rig.poll(12510);
+    rig.det.note_output(rig.at(60500));
+    let step = rig.poll(60500);
+    assert_eq!(rig.pane.probes, probes + 1);
+    assert_eq!(step.wake_at, Some(rig.at(60500) + OUTPUT_SETTLE));
+    let step = rig.poll(60510);
     assert_eq!(rig.pane.scans, scans + 1);
+    assert_eq!(step.wake_at, Some(rig.at(60500) + PROCESS_RECHECK_IDENTIFIED));
+    // Printing keeps the recheck on its 5 s cadence; silent again, it parks again.
+    rig.det.note_output(rig.at(62000));
+    rig.poll(62010);
+    assert_eq!(rig.poll(65500).wake_at.map(|t| t > rig.at(65500)), Some(true));
+    assert_eq!(rig.pane.probes, probes + 2);
+    assert_eq!(rig.poll(70500).wake_at, None);
+    assert_eq!(rig.pane.probes, probes + 2);
+}
+
+#[test]
+fn an_agent_that_exits_while_parked_is_dropped_at_the_shells_prompt() {
+    let (mut rig, _) = Rig::codex_after_grace(CODEX_IDLE);
+    assert_eq!(rig.poll(8000).wake_at, None);
+    // The prompt the shell prints: the worker sees the foreground group change on that output.
+    rig.pane.foreground = Foreground::Shell;
+    rig.det.note_output(rig.at(20000));
+    rig.det.note_foreground_changed(rig.at(20000));
+    let step = rig.poll(20000);
+    assert!(step.publish.contains(&Publication::Agent {
+        agent: None,
+        previous: Some(Agent::Codex),
+        reason: AgentChangeReason::Exited
+    }));
+    // Even output alone (no group change seen) probes a parked pane.
+    let (mut rig, _) = Rig::codex_after_grace(CODEX_IDLE);
+    assert_eq!(rig.poll(8000).wake_at, None);
+    rig.pane.foreground = Foreground::Shell;
+    rig.det.note_output(rig.at(20000));
+    assert!(rig.poll(20000).publish.iter().any(|p| matches!(p, Publication::Agent { agent: None, .. })));
+}
+
+#[test]
+fn a_shell_pane_parks_too_and_an_agent_it_starts_is_found_at_its_first_output() {
+    let mut rig = Rig::new(Foreground::Shell, "$ ");
+    rig.poll(0);
+    let mut ms = 0;
+    let mut step = rig.poll(ms);
+    while let Some(wake) = step.wake_at {
+        ms = (wake - rig.t0).as_millis() as u64;
+        step = rig.poll(ms);
+        assert!(ms < 60_000, "the acquisition probes end");
+    }
+    rig.pane.foreground = job(&["codex"]);
+    rig.det.note_output(rig.at(ms + 100_000));
+    let step = rig.poll(ms + 100_000);
+    assert_eq!(
+        step.publish[0],
+        Publication::Agent { agent: Some(Agent::Codex), previous: None, reason: AgentChangeReason::Detected }
+    );
 }
 
 #[test]

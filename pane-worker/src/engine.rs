@@ -1,11 +1,13 @@
 //! The pane's terminal: the only module that touches libghostty-vt. It consumes PTY output,
 //! collects what the terminal wants written back (DSR/DA replies), reports title and OSC 7 cwd
-//! changes and rung bells, renders each read source as text, encodes keys for the program's
-//! keyboard mode, and reads changed screen rows back as wire cells for a visible pane (`damage`).
+//! changes and rung bells, compresses its history when asked, renders each read source as text,
+//! encodes keys for the program's keyboard mode, and reads changed screen rows back as wire cells
+//! for a visible pane (`damage`).
 //!
 //! Not here: which rows a source covers and how `lines` cuts text (`reads`), the key grammar
 //! (`keys`), any I/O. All libghostty-vt handles are `!Send`; an `Engine` lives on one thread.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::{cell::RefCell, rc::Rc};
 
 use herdr_protocol::ipc::{GridDamage, ReadFormat, ReadOutput, ReadSource, ReadSpec};
@@ -15,9 +17,9 @@ use libghostty_vt::{
     key::{Action, Encoder, Event, Key, KittyKeyFlags, Mods},
     selection::Selection,
     terminal::{
-        ConformanceLevel, DeviceAttributeFeature, DeviceAttributes, DeviceType, Mode, ModeKind, Point,
-        PointCoordinate, PrimaryDeviceAttributes, SecondaryDeviceAttributes, SizeReportSize,
-        TertiaryDeviceAttributes,
+        CompressionActivity, CompressionMode, CompressionResult, ConformanceLevel, DeviceAttributeFeature,
+        DeviceAttributes, DeviceType, Mode, ModeKind, Point, PointCoordinate, PrimaryDeviceAttributes,
+        SecondaryDeviceAttributes, SizeReportSize, TertiaryDeviceAttributes,
     },
 };
 
@@ -39,6 +41,15 @@ use crate::{
 /// Scrollback budget in bytes (ghostty limits history by memory, not lines; upstream herdr's
 /// `advanced.scrollback_limit_bytes` default).
 pub const SCROLLBACK_LIMIT_BYTES: usize = 10_000_000;
+
+/// This worker's budget: [`SCROLLBACK_LIMIT_BYTES`] unless the command line set another
+/// ([`set_scrollback_limit`]). One process is one pane, so the budget is the process's.
+static SCROLLBACK_LIMIT: AtomicUsize = AtomicUsize::new(SCROLLBACK_LIMIT_BYTES);
+
+/// Sets the budget of every terminal this process makes from now on (`--scrollback-limit-bytes`).
+pub fn set_scrollback_limit(bytes: usize) {
+    SCROLLBACK_LIMIT.store(bytes, Ordering::Relaxed);
+}
 
 /// A nominal cell size in pixels. Panes have no pixels; image protocols and pixel size reports
 /// (XTWINOPS 14/16) still need sane numbers.
@@ -104,6 +115,9 @@ pub struct Engine {
     mouse_event: pointer::MouseEvent,
     /// Copy mode / mouse selection (empty when neither is on).
     copy: copy::CopySession,
+    /// The terminal's compression activity when the last history compression pass finished
+    /// (`None`: never ran); see [`Engine::compression_due`].
+    compressed: Option<CompressionActivity>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -114,7 +128,7 @@ impl std::fmt::Debug for Engine {
 
 impl Engine {
     pub fn new(cols: u16, rows: u16) -> Result<Self, EngineError> {
-        Self::with_scrollback_limit(cols, rows, SCROLLBACK_LIMIT_BYTES)
+        Self::with_scrollback_limit(cols, rows, SCROLLBACK_LIMIT.load(Ordering::Relaxed))
     }
 
     /// As [`Engine::new`] with another history budget (tests reach the limit with it).
@@ -155,6 +169,7 @@ impl Engine {
             mouse_encoder: pointer::MouseEncoder::new()?,
             mouse_event: pointer::MouseEvent::new()?,
             copy: copy::CopySession::default(),
+            compressed: None,
         })
     }
 
@@ -247,6 +262,27 @@ impl Engine {
             None => self.screen.insert(damage::ScreenReader::new()?),
         };
         reader.damage(&self.term, full, scroll, copy)
+    }
+
+    /// Whether history changed since the last finished compression pass (output since then).
+    /// Reading history restores the pages it touches without changing that: the next output
+    /// makes the pass due again and packs them back.
+    pub fn compression_due(&self) -> Result<bool, EngineError> {
+        Ok(self.compressed != Some(self.term.compression_activity()?))
+    }
+
+    /// One bounded step (about a millisecond; a full 10 MB history takes some 25) of
+    /// libghostty-vt's own scrollback compression: history pages are packed in place and restored
+    /// transparently when read, so every reader sees the same rows. `true` while the pass has
+    /// more to do.
+    pub fn compress_step(&mut self) -> Result<bool, EngineError> {
+        match self.term.compress(CompressionMode::Incremental)? {
+            CompressionResult::Pending => Ok(true),
+            CompressionResult::Complete | CompressionResult::Unsupported => {
+                self.compressed = Some(self.term.compression_activity()?);
+                Ok(false)
+            }
+        }
     }
 
     /// The pane is hidden: drop the render state (its copy of the screen) until it shows again.

@@ -338,3 +338,57 @@ fn clicks_reach_only_a_program_that_asked_for_mouse_reports() {
     assert_eq!(e.mouse(&drag).expect("mouse"), MouseEffect::Input(Vec::new()));
     assert_eq!(e.mouse(&wheel(true)).expect("mouse"), MouseEffect::Input(b"\x1b[<64;2;2M".to_vec()));
 }
+
+/// Rows of 100 columns in ten differently styled segments (256-colour foreground, bold, RGB
+/// background), as `bench/memory.py` prints them.
+fn styled_history(e: &mut Engine, lines: usize) {
+    for i in 0..lines {
+        let mut line = String::new();
+        for k in 0..10 {
+            let mut sgr = format!("38;5;{}", (i * 7 + k) % 256);
+            if k % 3 == 0 {
+                sgr.insert_str(0, "1;");
+            }
+            if k % 5 == 4 {
+                sgr.push_str(&format!(";48;2;{};{};40", (i + k) % 256, (i * 3) % 256));
+            }
+            line.push_str(&format!("\x1b[{sgr}mrow{i:05}-{k}\x1b[0m"));
+        }
+        e.feed(format!("{line}\r\n").as_bytes());
+    }
+}
+
+#[test]
+fn compressed_history_reads_scrolls_and_searches_as_before() {
+    use herdr_protocol::ipc::{ScrollTo, TextAnswer, TextQuery};
+    let mut e = engine(100, 10);
+    styled_history(&mut e, 3000);
+    let last = (e.term.total_rows().expect("rows") as u32 - 1, 99);
+    let all = TextQuery::Selection { anchor: (0, 0), cursor: last };
+    let search = TextQuery::Search { query: "row00000-0".into(), backward: true, cursor: last };
+    let before = (e.text_query(&all).expect("query"), e.text_query(&search).expect("query"));
+    let Some(TextAnswer::Selected(text)) = &before.0 else { panic!("{:?}", before.0) };
+    assert!(text.starts_with("row00000-0row00000-1") && text.contains("row02999-9"), "{}", &text[..40]);
+    let Some(TextAnswer::Found { matches, .. }) = &before.1 else { panic!("{:?}", before.1) };
+    assert_eq!(matches.first().map(|m| m.0), Some((0, 0)));
+    let dump = e.dump().expect("dump");
+    assert!(e.scroll_to(ScrollTo::OffsetFromBottom(100_000)).expect("scroll"));
+    let top = e.damage(true).expect("damage").expect("frame");
+    assert!(e.scroll_to(ScrollTo::Bottom).expect("scroll"));
+
+    assert!(e.compression_due().expect("activity"), "new history is due for compression");
+    let mut steps = 0;
+    while e.compress_step().expect("compress") {
+        steps += 1;
+        assert!(steps < 100_000, "a pass ends");
+    }
+    assert!(!e.compression_due().expect("activity"), "a finished pass is not due again by itself");
+
+    assert_eq!((e.text_query(&all).expect("query"), e.text_query(&search).expect("query")), before);
+    assert_eq!(e.dump().expect("dump"), dump, "every row and its styles survive");
+    assert!(e.scroll_to(ScrollTo::OffsetFromBottom(100_000)).expect("scroll"));
+    let again = e.damage(true).expect("damage").expect("frame");
+    assert_eq!(again.lines, top.lines, "the oldest rows draw with their cells and styles");
+    e.feed(b"more\r\n");
+    assert!(e.compression_due().expect("activity"), "output makes a pass due again");
+}

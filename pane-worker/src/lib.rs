@@ -267,30 +267,54 @@ fn adopt_pane(
     Ok(pane)
 }
 
-/// A worker command line other than `--ipc-fd N`.
+/// A worker command line other than `--ipc-fd N [--scrollback-limit-bytes B]`.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ArgsError {
-    #[error("usage: herdr-pane-worker --ipc-fd N")]
+    #[error("usage: herdr-pane-worker --ipc-fd N [--scrollback-limit-bytes B]")]
     Usage,
-    #[error("--ipc-fd takes a file descriptor number, got {0:?}")]
-    NotANumber(String),
+    #[error("{0} takes a number, got {1:?}")]
+    NotANumber(&'static str, String),
     #[error("--ipc-fd {0} is a standard stream, not a socket")]
     StandardStream(i32),
 }
 
-/// Parses the worker's command line: exactly `--ipc-fd N` (or `--ipc-fd=N`).
-pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<i32, ArgsError> {
-    let args: Vec<String> = args.into_iter().collect();
-    let value = match args.as_slice() {
-        [flag, value] if flag == "--ipc-fd" => value.as_str(),
-        [flag] => flag.strip_prefix("--ipc-fd=").ok_or(ArgsError::Usage)?,
-        _ => return Err(ArgsError::Usage),
-    };
-    let fd: i32 = value.parse().map_err(|_| ArgsError::NotANumber(value.to_owned()))?;
-    if fd < 3 {
-        return Err(ArgsError::StandardStream(fd));
+/// What the supervisor starts a worker with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkerArgs {
+    /// The link's fd (`--ipc-fd N`).
+    pub ipc_fd: i32,
+    /// `--scrollback-limit-bytes B` (`[advanced] scrollback_limit_bytes`), if given.
+    pub scrollback_limit_bytes: Option<usize>,
+}
+
+/// Parses the worker's command line: `--ipc-fd N` (or `--ipc-fd=N`), optionally
+/// `--scrollback-limit-bytes B` (or `=B`), each at most once, in either order.
+pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<WorkerArgs, ArgsError> {
+    const FD: &str = "--ipc-fd";
+    const SCROLLBACK: &str = "--scrollback-limit-bytes";
+    let mut args = args.into_iter();
+    let (mut fd, mut scrollback) = (None, None);
+    while let Some(arg) = args.next() {
+        let (flag, value) = match arg.split_once('=') {
+            Some((flag, value)) => (flag.to_owned(), value.to_owned()),
+            None => (arg.clone(), args.next().ok_or(ArgsError::Usage)?),
+        };
+        let slot = match flag.as_str() {
+            FD if fd.is_none() => &mut fd,
+            SCROLLBACK if scrollback.is_none() => &mut scrollback,
+            _ => return Err(ArgsError::Usage),
+        };
+        *slot = Some(value);
     }
-    Ok(fd)
+    let fd = fd.ok_or(ArgsError::Usage)?;
+    let ipc_fd: i32 = fd.parse().map_err(|_| ArgsError::NotANumber(FD, fd.clone()))?;
+    if ipc_fd < 3 {
+        return Err(ArgsError::StandardStream(ipc_fd));
+    }
+    let scrollback_limit_bytes = scrollback
+        .map(|b| b.parse().map_err(|_| ArgsError::NotANumber(SCROLLBACK, b.clone())))
+        .transpose()?;
+    Ok(WorkerArgs { ipc_fd, scrollback_limit_bytes })
 }
 
 #[cfg(test)]
@@ -300,12 +324,22 @@ mod tests {
     #[test]
     fn args() {
         let a = |v: &[&str]| parse_args(v.iter().map(|s| s.to_string()));
-        assert_eq!(a(&["--ipc-fd", "5"]), Ok(5));
-        assert_eq!(a(&["--ipc-fd=7"]), Ok(7));
+        let fd = |ipc_fd| Ok(WorkerArgs { ipc_fd, scrollback_limit_bytes: None });
+        assert_eq!(a(&["--ipc-fd", "5"]), fd(5));
+        assert_eq!(a(&["--ipc-fd=7"]), fd(7));
         assert_eq!(a(&[]), Err(ArgsError::Usage));
+        let both = Ok(WorkerArgs { ipc_fd: 3, scrollback_limit_bytes: Some(2_000_000) });
+        assert_eq!(a(&["--ipc-fd", "3", "--scrollback-limit-bytes=2000000"]), both);
+        assert_eq!(a(&["--scrollback-limit-bytes", "2000000", "--ipc-fd=3"]), both);
+        assert_eq!(a(&["--scrollback-limit-bytes", "2000000"]), Err(ArgsError::Usage), "no link");
+        assert_eq!(a(&["--ipc-fd", "3", "--ipc-fd", "4"]), Err(ArgsError::Usage));
+        assert_eq!(
+            a(&["--ipc-fd", "3", "--scrollback-limit-bytes", "lots"]).map_err(|e| e.to_string()),
+            Err(r#"--scrollback-limit-bytes takes a number, got "lots""#.to_owned())
+        );
         assert_eq!(
             a(&["--ipc-fd", "x"]).map_err(|e| e.to_string()),
-            Err(r#"--ipc-fd takes a file descriptor number, got "x""#.to_owned())
+            Err(r#"--ipc-fd takes a number, got "x""#.to_owned())
         );
         assert_eq!(
             a(&["--ipc-fd", "1"]).map_err(|e| e.to_string()),
@@ -313,7 +347,7 @@ mod tests {
         );
         assert_eq!(
             a(&["--ipc-fd", "5", "extra"]).map_err(|e| e.to_string()),
-            Err("usage: herdr-pane-worker --ipc-fd N".to_owned())
+            Err("usage: herdr-pane-worker --ipc-fd N [--scrollback-limit-bytes B]".to_owned())
         );
     }
 }

@@ -55,6 +55,9 @@ pub enum BindError {
 #[derive(Debug)]
 pub struct Listener {
     socket: AsyncFd<UnixListener>,
+    /// Our effective uid, read once: `accept` is polled afresh on every turn of the worker's
+    /// loop, and asking the kernel each time was a syscall per frame of output.
+    me: u32,
     // Dropped after `socket`'s registration, so the file goes only when we stop listening.
     _file: SocketFile,
 }
@@ -94,14 +97,14 @@ impl Listener {
         // SAFETY: the AsyncFd owns the listener, whose fd stays open and the same for its life.
         let socket = unsafe { AsyncFd::register_with_interest(listener, Interest::READABLE) }
             .map_err(|e| io_err(e.into_parts().1))?;
-        Ok(Self { socket, _file: file })
+        Ok(Self { socket, me: effective_uid(), _file: file })
     }
 
     /// The next connection from a peer running as our own user; others are closed unanswered.
     /// Accept errors (a peer that hung up, no fds left) are logged, never fatal: the next
     /// connection tries again.
     pub async fn accept(&self) -> io::Result<UnixStream> {
-        let me = effective_uid();
+        let me = self.me;
         loop {
             let mut ready = self.socket.readable().await?;
             match ready.try_io(|l| l.get_ref().accept()) {

@@ -1,5 +1,6 @@
-//! `herdr-pane-worker --ipc-fd N`: one pane's process, started by the herdr supervisor with one
-//! end of a socketpair inherited as fd N. Everything else lives in the library.
+//! `herdr-pane-worker --ipc-fd N [--scrollback-limit-bytes B]`: one pane's process, started by the
+//! herdr supervisor with one end of a socketpair inherited as fd N. Everything else lives in the
+//! library.
 
 use std::{
     io::Write,
@@ -35,9 +36,12 @@ static LOG: StderrLog = StderrLog;
 fn main() -> anyhow::Result<()> {
     // Only fails if a logger is already set, which cannot happen this early.
     let _ = log::set_logger(&LOG).map(|()| log::set_max_level(log::LevelFilter::Warn));
-    let fd = herdr_pane_worker::parse_args(std::env::args().skip(1))?;
+    let args = herdr_pane_worker::parse_args(std::env::args().skip(1))?;
+    if let Some(bytes) = args.scrollback_limit_bytes {
+        herdr_pane_worker::engine::set_scrollback_limit(bytes);
+    }
     // SAFETY: the supervisor's invocation contract hands us this fd as our end of the link and
     // nothing else in this process uses it; a bad number fails at the first socket call.
-    let ipc = unsafe { OwnedFd::from_raw_fd(fd) };
+    let ipc = unsafe { OwnedFd::from_raw_fd(args.ipc_fd) };
     herdr_pane_worker::run(ipc).context("pane worker")
 }

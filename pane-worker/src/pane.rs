@@ -7,7 +7,8 @@
 //! detection's one deadline while it has something pending (`detection`), while the pane is
 //! visible the end of the current frame interval when output came faster than one damage per
 //! interval (armed only while damage is pending), while no supervisor is linked the orphan
-//! deadline, and a connection's first-frame deadline.
+//! deadline, a connection's first-frame deadline, and after output the steps of a history
+//! compression pass (`compress`).
 //!
 //! The link can go away without a `Shutdown` (the supervisor died): the pane then carries on
 //! unlinked — its program never notices — until a new supervisor adopts it (`adopt`) or the
@@ -32,6 +33,7 @@ use crate::{
 
 mod adopt;
 mod bell;
+mod compress;
 mod handover;
 mod held;
 mod requests;
@@ -105,6 +107,7 @@ pub struct Pane {
     /// once, not at the end of the frame interval.
     echo_pending: bool,
     bells: bell::BellLimit,
+    compress: compress::CompressTimer,
 }
 
 impl Pane {
@@ -160,6 +163,7 @@ impl Pane {
             last_damage: None,
             echo_pending: false,
             bells: bell::BellLimit::default(),
+            compress: compress::CompressTimer::default(),
         }
     }
 
@@ -227,6 +231,10 @@ impl Pane {
                 }
                 () = sleep_until(self.damage_at), if self.damage_at.is_some() => {
                     self.send_damage()?;
+                    Flow::Continue
+                }
+                () = sleep_until(self.compress.at()), if self.compress.at().is_some() => {
+                    self.compress_step();
                     Flow::Continue
                 }
                 () = sleep_until(self.home.orphan_at), if self.home.orphan_at.is_some() => {
@@ -302,22 +310,46 @@ impl Pane {
         }
         if consumed > 0 {
             self.detection.note_output(std::time::Instant::now());
+            self.compress.output(Instant::now());
         }
         self.after_output()?;
         self.screen_changed()?;
-        self.drive_detection()?;
-        // A `cd` at a prompt shows once the prompt prints: one readlink per turn is cheap.
-        self.report_live_cwd()
+        // One look at the terminal's foreground group per turn, for detection and the cwd.
+        let foreground = self.pty.foreground_pgrp();
+        self.detect_with(foreground)?;
+        // A `cd` at a prompt shows once the prompt prints: one readlink per turn, and only while
+        // the program itself has the terminal (while a job it started runs, a shell waits and
+        // its directory cannot move; a spinner in that job paid a /proc lookup per frame).
+        if foreground.is_none_or(|group| group == self.child_pid) {
+            self.report_live_cwd()?;
+        }
+        Ok(())
+    }
+
+    /// Runs one step of the history compression pass, if the history changed since the last
+    /// one finished. Compression only saves memory: a terminal failing at it loses nothing else.
+    fn compress_step(&mut self) {
+        let more = self.engine.compression_due().and_then(|due| Ok(due && self.engine.compress_step()?));
+        let more = more.unwrap_or_else(|err| {
+            log::warn!("history compression failed, the history stays as it is: {err}");
+            false
+        });
+        self.compress.stepped(more, Instant::now());
     }
 
     /// Runs whatever detection has due (a foreground change is checked here, once per output
     /// batch) and sends what it publishes. Nothing to detect once the program is gone.
     fn drive_detection(&mut self) -> Result<(), WorkerError> {
+        let foreground = self.pty.foreground_pgrp();
+        self.detect_with(foreground)
+    }
+
+    /// [`Self::drive_detection`] with the foreground group already read.
+    fn detect_with(&mut self, foreground: Option<i32>) -> Result<(), WorkerError> {
         if !matches!(self.life, Life::Running(_)) {
             return Ok(());
         }
         let now = std::time::Instant::now();
-        let foreground = self.pty.foreground_pgrp();
         for event in self.detection.poll(now, &self.engine, foreground, self.child_pid) {
             self.event(event)?;
         }

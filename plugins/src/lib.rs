@@ -1,11 +1,15 @@
 //! Plugins' pure parts, shared by the supervisor's `plugin.*` methods and `herdr plugin …`:
 //! the `herdr-plugin.toml` manifest model and its validation ([`manifest`]), the `plugins.json`
 //! registry ([`registry`]), platform matching and the `min_herdr_version` check ([`compat`]),
-//! and the environment a plugin command runs with ([`mod@env`]). No sockets, no processes.
+//! the environment a plugin command runs with ([`mod@env`]), which link handler takes a clicked
+//! URL ([`links`]), and install sources and managed checkout paths ([`install`]). No sockets,
+//! no processes.
 
 pub mod compat;
 pub mod env;
 pub mod ids;
+pub mod install;
+pub mod links;
 pub mod manifest;
 pub mod registry;
 

@@ -250,6 +250,12 @@ pub fn parse_manifest(path: &Path, text: &str) -> Result<(Manifest, Vec<String>)
         if !actions.contains(h.action.trim()) {
             return Err(invalid(format!("link_handlers[{i}].action"), "names no action of this plugin"));
         }
+        if let Err(e) = regex::Regex::new(&h.pattern) {
+            return Err(invalid(
+                format!("link_handlers[{i}].pattern"),
+                &format!("is not a regular expression: {e}"),
+            ));
+        }
     }
     Ok((manifest, warnings))
 }

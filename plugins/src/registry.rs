@@ -15,16 +15,11 @@ pub const REGISTRY_FILE: &str = "plugins.json";
 /// Warnings starting with this mark an entry whose manifest could not be read on load.
 pub const MANIFEST_UNAVAILABLE_WARNING_PREFIX: &str = "manifest unavailable: ";
 
-/// `PluginSourceKind`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SourceKind {
-    #[default]
-    Local,
-    Github,
-}
+/// Where a plugin came from: the wire's own kind.
+pub use herdr_protocol::api::requests::PluginSourceKind as SourceKind;
 
-/// `PluginSourceInfo`: where a plugin came from (a GitHub install keeps its checkout's facts).
+/// `PluginSourceInfo` as the registry keeps it: like the wire's, but the kind is always
+/// recorded (a GitHub install keeps its checkout's facts).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Source {
     #[serde(default)]

@@ -703,6 +703,9 @@ pub struct FrameDecoder {
     buf: Vec<u8>,
 }
 
+/// The most an emptied decoder keeps allocated.
+const KEEP_CAPACITY: usize = 16 * 1024;
+
 impl FrameDecoder {
     pub fn new() -> Self {
         Self::default()
@@ -724,60 +727,14 @@ impl FrameDecoder {
         }
         let (msg, _) = bincode::serde::decode_from_slice(&self.buf[4..4 + len], config())?;
         self.buf.drain(..4 + len);
+        if self.buf.is_empty() && self.buf.capacity() > KEEP_CAPACITY {
+            // A burst's big frame is not kept for the life of a quiet link.
+            self.buf = Vec::new();
+        }
         Ok(Some(msg))
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn frames_round_trip_across_split_reads() {
-        let msgs = vec![
-            SupervisorToWorker::Hello {
-                version: IPC_VERSION,
-                min_version: MIN_IPC_VERSION,
-                start: Start::Spawn {
-                    argv: Some(vec!["sh".into()]),
-                    cwd: None,
-                    env: vec![],
-                    cols: 80,
-                    rows: 24,
-                    hold_failure: false,
-                    replay: Some(b"saved \x1b[1mscreen\x1b[0m\r\n".to_vec()),
-                },
-                identity: WorkerIdentity {
-                    uid: "0123456789abcdef".into(),
-                    socket: "/run/herdr/workers/0123456789abcdef.sock".into(),
-                    secret: "s3cret".into(),
-                    orphan_timeout_ms: 86_400_000,
-                },
-            },
-            SupervisorToWorker::Adopt {
-                version: IPC_VERSION,
-                min_version: MIN_IPC_VERSION,
-                secret: "s3cret".into(),
-            },
-            SupervisorToWorker::Request { id: 7, body: WorkerRequest::SendKeys(vec!["ctrl+c".into()]) },
-            SupervisorToWorker::Shutdown,
-        ];
-        let bytes: Vec<u8> = msgs.iter().flat_map(|m| encode_frame(m).expect("encode")).collect();
-        let mut dec = FrameDecoder::new();
-        let mut got = Vec::new();
-        for chunk in bytes.chunks(3) {
-            dec.push(chunk);
-            while let Some(m) = dec.next_frame::<SupervisorToWorker>().expect("decode") {
-                got.push(m);
-            }
-        }
-        assert_eq!(got, msgs);
-    }
-
-    #[test]
-    fn oversized_length_prefix_is_rejected() {
-        let mut dec = FrameDecoder::new();
-        dec.push(&(u32::MAX).to_le_bytes());
-        assert!(matches!(dec.next_frame::<SupervisorToWorker>(), Err(FrameError::TooLarge(_))));
-    }
-}
+#[path = "ipc_tests.rs"]
+mod tests;

@@ -6,12 +6,14 @@
 //! - [`paths`]: where a session's sockets and state live (shared by server and CLI).
 //! - [`client`]: the terminal client protocol on `herdr-client.sock` (input up, paints down).
 //! - [`grid`]: screen cells on the wire (pane grids, frame updates and their ANSI encoding).
+//! - [`handoff`]: the live-handoff conversation's steps between two supervisors.
 //!
 //! This crate does no I/O: no sockets, no tokio. Process crates own their edges.
 
 pub mod api;
 pub mod client;
 pub mod grid;
+pub mod handoff;
 pub mod ipc;
 pub mod paths;
 #[cfg(any(test, feature = "schema-check"))]

@@ -1,6 +1,6 @@
-//! The event hub: a ring of the last [`RING_CAPACITY`] lifecycle events, each with a sequence
-//! number. Subscribers and waiters sleep on a watch channel and read what is new since their
-//! cursor; nothing polls.
+//! The event hub: the session's ring of the last lifecycle events, each with a sequence number
+//! (`herdr_session::events::Ring`), under a lock. Subscribers and waiters sleep on a watch
+//! channel and read what is new since their cursor; nothing polls.
 //!
 //! Resumable events (an extension to protocol 22): each event line of `events.subscribe` carries
 //! its sequence number as `seq`, and a subscribe with `after_seq` first replays the ring after it
@@ -8,54 +8,18 @@
 //! an [`Hub::epoch`], a random id of this run, that the subscribe ack names: a cursor from
 //! another epoch cannot be resumed and is answered as truncated.
 
-use std::collections::VecDeque;
 use std::hash::{BuildHasher, RandomState};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use herdr_protocol::api::Event;
+use herdr_session::events::{Batch, Resume, Ring};
 use tokio::sync::watch;
-
-/// Events the ring keeps for resuming subscribers.
-pub const RING_CAPACITY: usize = 4096;
 
 #[derive(Debug)]
 pub struct Hub {
     ring: Mutex<Ring>,
     latest: watch::Sender<u64>,
     epoch: String,
-}
-
-#[derive(Debug, Default)]
-struct Ring {
-    /// Contiguous sequence numbers, oldest first.
-    events: VecDeque<(u64, Arc<Event>)>,
-    next_seq: u64,
-}
-
-impl Ring {
-    /// The oldest sequence number still held (the next one when the ring is empty).
-    fn oldest(&self) -> u64 {
-        self.events.front().map_or(self.next_seq, |(seq, _)| *seq)
-    }
-}
-
-/// What a reader got: the events after its cursor, and whether older ones it never saw were
-/// already pushed out of the ring.
-#[derive(Debug)]
-pub struct Batch {
-    pub events: Vec<(u64, Arc<Event>)>,
-    pub lost: bool,
-}
-
-/// Where a resuming subscriber starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Resume {
-    /// Replay the events after this sequence number.
-    pub cursor: u64,
-    /// Events the subscriber asked for are gone (pushed out of the ring, or from another run);
-    /// the replay starts at `first_available_seq`.
-    pub truncated: bool,
-    pub first_available_seq: u64,
 }
 
 impl Default for Hub {
@@ -69,11 +33,7 @@ impl Hub {
         let nanos =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let epoch = format!("{:016x}", RandomState::new().hash_one((std::process::id(), nanos)));
-        Self {
-            ring: Mutex::new(Ring { events: VecDeque::new(), next_seq: 1 }),
-            latest: watch::channel(0).0,
-            epoch,
-        }
+        Self { ring: Mutex::new(Ring::new()), latest: watch::channel(0).0, epoch }
     }
 
     fn ring(&self) -> std::sync::MutexGuard<'_, Ring> {
@@ -82,16 +42,7 @@ impl Hub {
 
     pub fn publish(&self, events: impl IntoIterator<Item = Event>) {
         let mut ring = self.ring();
-        let mut last = None;
-        for event in events {
-            let seq = ring.next_seq;
-            ring.next_seq += 1;
-            if ring.events.len() == RING_CAPACITY {
-                ring.events.pop_front();
-            }
-            ring.events.push_back((seq, Arc::new(event)));
-            last = Some(seq);
-        }
+        let last = events.into_iter().map(|event| ring.push(event)).last();
         drop(ring);
         if let Some(seq) = last {
             self.latest.send_replace(seq);
@@ -110,27 +61,13 @@ impl Hub {
 
     /// Events with a sequence number greater than `cursor`.
     pub fn since(&self, cursor: u64) -> Batch {
-        let ring = self.ring();
-        let oldest = ring.oldest();
-        // Sequence numbers are contiguous, so the first one wanted is found by arithmetic.
-        let skip = usize::try_from((cursor + 1).saturating_sub(oldest)).unwrap_or(usize::MAX);
-        let events = ring.events.iter().skip(skip).cloned().collect();
-        Batch { events, lost: cursor + 1 < oldest }
+        self.ring().since(cursor)
     }
 
     /// Where a subscriber that saw everything up to `after_seq` (in `epoch`, when it says)
-    /// resumes: right after it when the ring still holds the next event, else at the oldest
-    /// event held, marked truncated. A cursor past the newest event, or another epoch, is from
-    /// another run of the supervisor: everything held is replayed, truncated.
+    /// resumes ([`Ring::resume`]; a cursor of another epoch is from another run).
     pub fn resume(&self, after_seq: u64, epoch: Option<&str>) -> Resume {
-        let ring = self.ring();
-        let oldest = ring.oldest();
-        let newest = ring.next_seq - 1;
-        let other_run = epoch.is_some_and(|e| e != self.epoch) || after_seq > newest;
-        if other_run || after_seq + 1 < oldest {
-            return Resume { cursor: oldest - 1, truncated: true, first_available_seq: oldest };
-        }
-        Resume { cursor: after_seq, truncated: false, first_available_seq: oldest }
+        self.ring().resume(after_seq, epoch.is_some_and(|e| e != self.epoch))
     }
 
     /// Wakes whenever events are published.
@@ -141,6 +78,8 @@ impl Hub {
 
 #[cfg(test)]
 mod tests {
+    use herdr_session::events::RING_CAPACITY;
+
     use super::*;
 
     fn focus(n: usize) -> Event {
@@ -148,31 +87,27 @@ mod tests {
     }
 
     #[test]
-    fn since_returns_exactly_the_events_after_the_cursor() {
+    fn publishing_moves_the_cursor_and_wakes_watchers() {
         let hub = Hub::new();
+        let mut watch = hub.watch();
         hub.publish((0..10).map(focus));
-        let seqs: Vec<u64> = hub.since(7).events.iter().map(|(s, _)| *s).collect();
-        assert_eq!(seqs, [8, 9, 10]);
-        assert!(hub.since(10).events.is_empty());
-        assert!(!hub.since(0).lost);
+        assert_eq!(hub.cursor(), 10);
+        assert!(watch.has_changed().expect("hub alive"));
+        assert_eq!(hub.since(7).events.len(), 3);
+        hub.publish(std::iter::empty());
+        watch.mark_unchanged();
+        assert!(!watch.has_changed().expect("hub alive"), "nothing published, no wake");
     }
 
     #[test]
-    fn resume_after_the_ring_is_truncated_with_the_first_available_seq() {
+    fn a_cursor_of_another_epoch_resumes_truncated() {
         let hub = Hub::new();
         hub.publish((0..RING_CAPACITY + 5).map(focus));
         let newest = (RING_CAPACITY + 5) as u64;
         assert_eq!(
-            hub.resume(newest - 3, None),
-            Resume { cursor: newest - 3, truncated: false, first_available_seq: 6 }
-        );
-        assert_eq!(
             hub.resume(5, Some(hub.epoch())),
             Resume { cursor: 5, truncated: false, first_available_seq: 6 }
         );
-        assert_eq!(hub.resume(4, None), Resume { cursor: 5, truncated: true, first_available_seq: 6 });
-        // Another run: a cursor from the future, or another epoch.
-        assert!(hub.resume(newest + 1, None).truncated);
         assert_eq!(
             hub.resume(newest, Some("elsewhere")),
             Resume { cursor: 5, truncated: true, first_available_seq: 6 }

@@ -6,40 +6,33 @@
 //! stops) and [`serve_blocking`], which `herdr server` calls. A supervisor that dies without
 //! stopping leaves its panes' workers running; the next one re-adopts them.
 
-mod agents;
 pub mod api;
 mod autosave;
-pub mod build_info;
 mod clients;
 mod handoff;
 mod hub;
 #[cfg(test)]
 mod inprocess_tests;
-pub mod logging;
-mod logind;
 pub mod metadata;
 mod pane_history;
-pub mod persist;
 mod plugins;
 mod popups;
-mod reaper;
 mod resumes;
-pub mod sd_notify;
 mod server;
-pub mod session;
-mod socket;
 mod state;
 mod workers;
-pub mod worktree;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 pub use handoff::import_blocking;
+/// The session model, `session.json` persistence and the per-pane agent core live in
+/// `herdr-session`; re-exported under their old paths so call sites name them as before.
+pub use herdr_session::{agents, persist, session};
 /// The terminal UI's pure parts live in `herdr-ui`; re-exported under their old paths so the
 /// supervisor's client side (and `herdr`'s config loading) name them as before.
 pub use herdr_ui::config::DEFAULT_ORPHAN_TIMEOUT;
-pub use herdr_ui::{config, keymap, render};
+pub use herdr_ui::{commands, config, keymap, render};
 pub use server::{Sockets, run, serve_blocking};
 
 /// Everything `herdr server` resolves before starting a supervisor.
@@ -69,6 +62,8 @@ pub struct ServerConfig {
     /// `[session] resume_agents_on_restore`: restored panes with a session ref from one of herdr's
     /// integrations start the agent's resume command once a client attaches.
     pub resume_agents: bool,
+    /// `[advanced] scrollback_limit_bytes`: each new pane worker's scrollback budget.
+    pub scrollback_limit_bytes: usize,
 }
 
 impl ServerConfig {
@@ -106,6 +101,7 @@ impl ServerConfig {
             orphan_timeout: DEFAULT_ORPHAN_TIMEOUT,
             pane_history: false,
             resume_agents: true,
+            scrollback_limit_bytes: config::DEFAULT_SCROLLBACK_LIMIT_BYTES,
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The session's popup: a bordered modal terminal over the layout (`[[keys.command]] type =
-//! "popup"`, and later plugin panes with `placement = "popup"`). It is a real pane with its own
+//! "popup"`, and plugin panes with `placement = "popup"`). It is a real pane with its own
 //! worker, registered with the others under a [`PaneKey`] the session model hands out, but it
 //! belongs to no tab: it is not in the model, so `pane.list`, layouts, `session.json` and pane
 //! events never see it (upstream keeps its popup outside the workspaces too). At most one is
@@ -84,7 +84,7 @@ impl Popups {
 
 /// Opens a popup running `spec` over every client's layout and gives its program the keys;
 /// resolves once the program runs. The one way to open a popup: `[[keys.command]] type =
-/// "popup"` comes here, and so should `plugin.pane.open` with `placement = "popup"`.
+/// "popup"` comes here, and so does `plugin.pane.open` with `placement = "popup"`.
 pub async fn open(shared: &Shared, spec: PopupSpec) -> Result<PaneKey, PopupError> {
     if spec.argv.is_empty() {
         return Err(PopupError::NoProgram);

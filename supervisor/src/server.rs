@@ -15,16 +15,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use herdr_host::runtime::{RuntimeDir, SessionLock};
+use herdr_host::socket::{self, BindError, SocketIdentity};
+use herdr_host::{logind, reaper, sd_notify};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::task::JoinSet;
 
 use crate::api::transport;
 use crate::autosave::Autosave;
 use crate::session::{Effects, Session};
-use crate::socket::{self, BindError, SocketIdentity};
 use crate::state::{HEADLESS_COLS, HEADLESS_ROWS, Launched, Shared};
-use crate::workers::{RuntimeDir, SessionLock};
-use crate::{ServerConfig, clients, handoff, logind, pane_history, persist, reaper, resumes, sd_notify};
+use crate::{ServerConfig, clients, handoff, pane_history, persist, resumes};
 
 /// The session's two listening sockets, bound and not yet served, and the session lock that
 /// made binding them ours to do.
@@ -144,6 +145,8 @@ pub async fn run(
     tokio::spawn(crate::workers::upgrade_outdated(shared.all_pane_handles(), shared.handoff.swapping()));
     let saver = tokio::spawn(Autosave::run(shared.clone()));
     tokio::spawn(crate::plugins::hooks::run(shared.clone()));
+    // Session restored and the API socket served: the plugins' `[[startup]]` commands.
+    crate::plugins::startup::run_all(&shared);
     let (saving, resuming) = (shared.clone(), shared.clone());
     let runtime = tokio::runtime::Handle::current();
     let shutdown_notices = tokio::spawn(logind::save_before_shutdown(logind::Hooks {

@@ -12,6 +12,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
+use herdr_host::runtime::RuntimeDir;
 use herdr_protocol::api::requests::{PaneRequest, TabRequest, WorkspaceRequest};
 use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, Request};
 use herdr_protocol::ipc::{GridDamage, WorkerEvent, WorkerIdentity, WorkerRequest};
@@ -24,8 +25,8 @@ use crate::hub::Hub;
 use crate::resumes::PendingResumes;
 use crate::session::{Effects, HandleError, PaneKey, Session, SpawnOrigin, SpawnRequest};
 use crate::workers::{
-    self, Gone, Launch, LaunchMode, Launcher, PaneHandle, PaneObserver, Processes, Registry, RuntimeDir,
-    StartError, Started,
+    self, Gone, Launch, LaunchMode, Launcher, PaneHandle, PaneObserver, Processes, Registry, StartError,
+    Started,
 };
 
 /// The tab area used while no client is attached (upstream's headless size).
@@ -114,7 +115,8 @@ impl Shared {
         session: Session,
         clients: Arc<dyn ClientSide>,
     ) -> Arc<Self> {
-        Self::with_launcher(config, runtime, autosave, session, clients, Arc::new(Processes))
+        let launcher = Arc::new(Processes { scrollback_limit_bytes: config.scrollback_limit_bytes });
+        Self::with_launcher(config, runtime, autosave, session, clients, launcher)
     }
 
     /// [`Shared::with_session`] whose panes get their workers from `launcher`.

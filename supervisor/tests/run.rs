@@ -28,8 +28,16 @@ fn worker_exe() -> PathBuf {
 /// runs `pyenv init` takes a lock file, and a shell stopped while it held it made the next test's
 /// shells wait for it far past a test's patience), and no system bus, so a supervisor under test
 /// never takes a real logind inhibitor.
-fn isolated() {
+///
+/// The guard it returns runs the tests one at a time. Two supervisors in one process are
+/// something only these tests do, and they share every descriptor: a worker the one forks holds
+/// copies of all the other's open files (its session lock, its worker links) from its fork until
+/// its exec, so the other's next start could find its own lock still taken, or its worker keep a
+/// link open that its stop had closed.
+fn isolated() -> std::sync::MutexGuard<'static, ()> {
     static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let guard = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     HOME.get_or_init(|| {
         let home = tempfile::tempdir().expect("tempdir for HOME");
         // SAFETY: every test of this binary calls `isolated` first, and `get_or_init` holds the
@@ -43,6 +51,7 @@ fn isolated() {
         }
         home
     });
+    guard
 }
 
 fn config(root: &Path) -> ServerConfig {
@@ -57,6 +66,7 @@ fn config(root: &Path) -> ServerConfig {
         orphan_timeout: DEFAULT_ORPHAN_TIMEOUT,
         pane_history: false,
         resume_agents: true,
+        scrollback_limit_bytes: herdr_supervisor::config::DEFAULT_SCROLLBACK_LIMIT_BYTES,
     }
 }
 
@@ -120,15 +130,24 @@ fn call(config: &ServerConfig, method: &str, params: Value) -> Value {
     reply["result"].clone()
 }
 
-fn wait_until<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+/// Polls `check` until it gives a value; its `Err` says what it saw instead, which the panic
+/// after 30 s shows.
+fn wait_until<T>(what: &str, mut check: impl FnMut() -> Result<T, String>) -> T {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        if let Some(value) = check() {
-            return value;
+        match check() {
+            Ok(value) => return value,
+            Err(seen) => {
+                assert!(Instant::now() < deadline, "timed out waiting for {what}; last seen: {seen}")
+            }
         }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// `Ok` when `found`, else the text it was looked for in.
+fn found_in(text: String, found: impl FnOnce(&str) -> bool) -> Result<(), String> {
+    if found(&text) { Ok(()) } else { Err(format!("{text:?}")) }
 }
 
 fn recent(config: &ServerConfig, pane: &str) -> String {
@@ -154,7 +173,7 @@ fn alive(pid: u64) -> bool {
 
 #[test]
 fn a_crashed_supervisors_panes_are_adopted_and_a_stopped_ones_layout_restored() {
-    isolated();
+    let _one_at_a_time = isolated();
     let root = tempfile::tempdir().expect("tempdir");
     let config = config(root.path());
 
@@ -162,11 +181,11 @@ fn a_crashed_supervisors_panes_are_adopted_and_a_stopped_ones_layout_restored() 
     let created = call(&config, "workspace.create", json!({"label": "durable"}));
     let pane = created["root_pane"]["pane_id"].as_str().expect("pane id").to_owned();
     call(&config, "pane.send_text", json!({"pane_id": pane, "text": "echo before-the-crash\n"}));
-    wait_until("the echo", || printed(&recent(&config, &pane), "before-the-crash").then_some(()));
+    wait_until("the echo", || found_in(recent(&config, &pane), |t| printed(t, "before-the-crash")));
     let pid = shell_pid(&config, &pane);
     let session_file = config.data_dir.join("session.json");
     wait_until("session.json", || {
-        std::fs::read_to_string(&session_file).ok().filter(|t| t.contains("durable"))
+        found_in(std::fs::read_to_string(&session_file).unwrap_or_default(), |t| t.contains("durable"))
     });
     first.crash();
 
@@ -178,10 +197,12 @@ fn a_crashed_supervisors_panes_are_adopted_and_a_stopped_ones_layout_restored() 
     assert_eq!(shell_pid(&config, &pane), pid, "the adopted pane runs the same shell");
     assert!(printed(&recent(&config, &pane), "before-the-crash"), "scrollback kept");
     call(&config, "pane.send_text", json!({"pane_id": pane, "text": "echo after-adoption\n"}));
-    wait_until("input after adoption", || printed(&recent(&config, &pane), "after-adoption").then_some(()));
+    wait_until("input after adoption", || found_in(recent(&config, &pane), |t| printed(t, "after-adoption")));
     second.stop();
 
-    wait_until("the stopped server's shell to end", || (!alive(pid)).then_some(()));
+    wait_until("the stopped server's shell to end", || {
+        if alive(pid) { Err(format!("pid {pid} alive")) } else { Ok(()) }
+    });
     let saved = std::fs::read_to_string(&session_file).expect("session.json after stop");
     assert!(saved.contains("\"custom_name\": \"durable\""), "{saved}");
     let third = start(config.clone());
@@ -197,12 +218,12 @@ fn a_crashed_supervisors_panes_are_adopted_and_a_stopped_ones_layout_restored() 
 /// files (a shell killed while still reading them can leave their locks behind).
 fn echo(config: &ServerConfig, pane: &str, word: &str) {
     call(config, "pane.send_text", json!({"pane_id": pane, "text": format!("echo {word}\n")}));
-    wait_until(word, || recent(config, pane).contains(&format!("\n{word}")).then_some(()));
+    wait_until(word, || found_in(recent(config, pane), |t| t.contains(&format!("\n{word}"))));
 }
 
 #[test]
 fn with_pane_history_a_stopped_servers_screens_come_back_only_onto_their_own_layout() {
-    isolated();
+    let _one_at_a_time = isolated();
     let root = tempfile::tempdir().expect("tempdir");
     let config = ServerConfig { pane_history: true, ..config(root.path()) };
     let history_file = config.data_dir.join("session-history.json");

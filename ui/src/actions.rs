@@ -86,6 +86,9 @@ pub enum UiStep {
     Goto,
     /// `open_worktree`: a menu of the checkouts of this workspace's repository, to open one.
     OpenWorktree(String),
+    /// A pane menu's "Plugin actions…": a menu of the enabled plugins' actions, each run with
+    /// this pane as the focus of its context.
+    PluginActions(String),
 }
 
 /// [`step_for`] with every prompt off (closing at once, no naming), which is what the clients

@@ -79,8 +79,22 @@ pub fn plan(
     })
 }
 
-/// What a key-bound plugin action is told about the focus.
-fn plugin_context(
+/// What a plugin action chosen from a pane's menu is told: that pane (and its tab and
+/// workspace) as the focus, `invocation_source` = `source`. `None` for a pane not in the session.
+pub fn pane_plugin_context(
+    snapshot: &SessionSnapshot,
+    pane: &str,
+    source: &str,
+) -> Option<PluginInvocationContext> {
+    let info = snapshot.panes.iter().find(|p| p.pane_id == pane)?;
+    let mut context = plugin_context(snapshot, &info.workspace_id, &info.tab_id, pane);
+    context.invocation_source = Some(source.to_owned());
+    Some(context)
+}
+
+/// What a plugin action started from the TUI is told about the pane it concerns (a key-bound
+/// one: the focus; a clicked link: the clicked pane). `invocation_source` is `keybinding`.
+pub fn plugin_context(
     snapshot: &SessionSnapshot,
     workspace: &str,
     tab: &str,
@@ -138,6 +152,29 @@ pub fn edit_plan_for(snapshot: &SessionSnapshot, pane: &str, file: &Path) -> Com
         argv: argv.chain([file.display().to_string()]).collect(),
         zoom: true,
     }
+}
+
+/// The id `command.invoke` knows `[[keys.command]]` entry `index` (config order) by:
+/// `cmd_<fingerprint>_<index>`, the fingerprint a 64-bit FNV-1a hash of the entry's key, kind
+/// and command. The same config always gives the same ids (across restarts too, and `herdr
+/// config commands` lists them from the file), and an id taken before the entry at `index` was
+/// edited no longer matches, so a stale id is refused instead of running another command.
+pub fn command_id(index: usize, command: &CustomCommand) -> String {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0100_0000_01b3;
+    let fields = [command.key.as_str(), command.kind, command.command.as_str()];
+    let hash = fields.iter().enumerate().fold(OFFSET, |hash, (i, field)| {
+        // A separator byte between fields, so ("ab", "c") and ("a", "bc") differ.
+        let bytes = field.bytes().chain((i + 1 < fields.len()).then_some(0));
+        bytes.fold(hash, |h, b| (h ^ u64::from(b)).wrapping_mul(PRIME))
+    });
+    format!("cmd_{hash:016x}_{index}")
+}
+
+/// The entry of `commands` that `id` names ([`command_id`]), if the config still has it.
+pub fn find_command<'a>(commands: &'a [CustomCommand], id: &str) -> Option<&'a CustomCommand> {
+    let index: usize = id.rsplit_once('_')?.1.parse().ok()?;
+    commands.get(index).filter(|command| command_id(index, command) == id)
 }
 
 #[cfg(test)]

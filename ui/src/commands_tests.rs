@@ -93,3 +93,28 @@ fn plugin_actions_get_the_focus_as_context_and_nothing_runs_without_a_pane() {
     let empty = session("empty");
     assert_eq!(plan(&command("pane"), &empty, env), None);
 }
+
+#[test]
+fn a_command_id_names_its_entry_until_the_entry_changes() {
+    let commands = vec![command("popup"), command("shell")];
+    let ids: Vec<String> = commands.iter().enumerate().map(|(i, c)| command_id(i, c)).collect();
+    assert!(ids[0].starts_with("cmd_") && ids[0].ends_with("_0"), "{}", ids[0]);
+    assert_ne!(ids[0], ids[1], "the kind is part of the fingerprint");
+    assert_eq!(ids[0], command_id(0, &command("popup")), "the same entry gives the same id");
+    assert_eq!(find_command(&commands, &ids[1]).map(|c| c.kind), Some("shell"));
+
+    // The entry at index 1 edited: its old id is stale, the new one works.
+    let mut edited = commands.clone();
+    edited[1].command = "lazygit".into();
+    assert_eq!(find_command(&edited, &ids[1]), None);
+    assert_eq!(
+        find_command(&edited, &command_id(1, &edited[1])).map(|c| c.command.as_str()),
+        Some("lazygit")
+    );
+
+    // An id past the end, or not an id at all.
+    assert_eq!(find_command(&commands[..1], &ids[1]), None);
+    for bad in ["", "cmd_", "cmd_zz_x", "0", "cmd_0000000000000000_0"] {
+        assert_eq!(find_command(&commands, bad), None, "{bad:?}");
+    }
+}

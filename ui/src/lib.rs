@@ -9,7 +9,8 @@
 //!   becomes a [`calls`] request or a UI step), [`menu`], [`dialog`], [`confirm`], [`goto`],
 //!   [`help`], custom [`commands`];
 //! - what a client is shown: [`visibility`] (which panes), [`rows`] (which rows changed, for
-//!   in-place repaints), [`alert`] and [`alert_gate`] (agent alerts and their rate limits).
+//!   in-place repaints), [`alert`] and [`alert_gate`] (agent alerts and their rate limits),
+//!   [`recent`] (the panes it saw focused, for `last_pane`).
 //!
 //! Not here: sockets, tokio tasks, the session model or any supervisor state. The supervisor's
 //! client connections (`supervisor/src/clients/`) drive this crate: they build its views from
@@ -30,6 +31,7 @@ pub mod keymap;
 pub mod links;
 pub mod menu;
 pub mod popup;
+pub mod recent;
 pub mod render;
 pub mod rows;
 pub mod title;

@@ -1,5 +1,5 @@
 //! Context menus' model (pure): the items a right-click on a workspace row, a tab or a pane
-//! offers, worked out from the session snapshot and the `[ui]` prompts (a Close asks first when
+//! offers (a pane's ends with "Plugin actions…", the enabled plugins' actions as a menu), worked out from the session snapshot and the `[ui]` prompts (a Close asks first when
 //! `confirm_close` is on, New tab names its tab when `prompt_new_tab_name` is); the highlighted
 //! item, moved by the mouse or Up/Down/j/k; and what a key or click does (run an item's step,
 //! close, nothing).
@@ -7,7 +7,8 @@
 //! Not here: drawing and item geometry ([`crate::render::draw_menu`], [`menu_rect`]), carrying
 //! out a step (the connection does: a session call, a rename or confirm dialog).
 
-use herdr_protocol::api::{Request, SessionSnapshot, SplitDirection, WorktreeInfo};
+use herdr_protocol::api::requests::{PluginActionInvokeParams, PluginInvocationContext, PluginRequest};
+use herdr_protocol::api::{PluginActionInfo, Request, SessionSnapshot, SplitDirection, WorktreeInfo};
 use ratatui_core::layout::Rect;
 
 use super::actions::{self, Prompts, Step, UiStep};
@@ -140,7 +141,29 @@ impl ContextMenu {
             call("Split down", calls::split(pane_id, SplitDirection::Down, None)),
             call(if zoomed { "Unzoom" } else { "Zoom" }, calls::zoom(pane_id, None)),
             item("Close pane", actions::close(CloseTarget::Pane(pane_id.to_owned()), snapshot, prompts)),
+            item("Plugin actions…", Step::Ui(UiStep::PluginActions(pane_id.to_owned()))),
         ]);
+        ContextMenu::new(items, at)
+    }
+
+    /// The plugin actions menu: one item per action (its title), each invoking it with
+    /// `context`; `None` when there are none.
+    pub fn plugin_actions(
+        actions: &[PluginActionInfo],
+        context: &PluginInvocationContext,
+        at: (u16, u16),
+    ) -> Option<ContextMenu> {
+        let items = actions
+            .iter()
+            .map(|a| {
+                let params = PluginActionInvokeParams {
+                    action_id: a.action_id.clone(),
+                    plugin_id: Some(a.plugin_id.clone()),
+                    context: Some(context.clone()),
+                };
+                call(a.title.clone(), Request::Plugin(PluginRequest::ActionInvoke(Box::new(params))))
+            })
+            .collect();
         ContextMenu::new(items, at)
     }
 
@@ -334,6 +357,38 @@ mod tests {
     }
 
     #[test]
+    fn the_plugin_actions_menu_invokes_each_action_with_the_pane_context() {
+        let snapshot = snapshot();
+        let pane = snapshot.focused_pane_id.clone().expect("a focused pane");
+        let context =
+            crate::commands::pane_plugin_context(&snapshot, &pane, "context_menu").expect("a context");
+        assert_eq!(context.focused_pane_id.as_ref().map(|p| p.as_str()), Some(pane.as_str()));
+        assert_eq!(context.workspace_id, snapshot.focused_workspace_id.as_deref().map(Into::into));
+        assert!(crate::commands::pane_plugin_context(&snapshot, "w9:p9", "context_menu").is_none());
+        let action = |plugin: &str, id: &str, title: &str| PluginActionInfo {
+            plugin_id: plugin.into(),
+            action_id: id.into(),
+            title: title.into(),
+            description: None,
+            contexts: vec!["pane".into()],
+            command: vec!["true".into()],
+            platforms: None,
+        };
+        let actions = [action("a.b", "go", "Go there"), action("c.d", "go", "Go elsewhere")];
+        let menu = ContextMenu::plugin_actions(&actions, &context, (3, 4)).expect("a menu");
+        assert_eq!(labels(&menu), ["Go there", "Go elsewhere"]);
+        let context_json = serde_json::to_value(&context).expect("context json");
+        assert_eq!(
+            menu.items[1].command,
+            Step::Call(wire(
+                "plugin.action.invoke",
+                json!({ "action_id": "go", "plugin_id": "c.d", "context": context_json })
+            ))
+        );
+        assert!(ContextMenu::plugin_actions(&[], &context, (3, 4)).is_none(), "no actions, no menu");
+    }
+
+    #[test]
     fn a_pane_menu_offers_swapping_only_for_another_pane() {
         let snapshot = snapshot();
         let focused = snapshot.focused_pane_id.clone().expect("a focused pane");
@@ -343,8 +398,17 @@ mod tests {
         let own = ContextMenu::pane(&snapshot, &focused, (50, 10), QUIET).expect("a menu");
         assert_eq!(
             labels(&own),
-            ["Rename pane", "Clear pane name", "Split right", "Split down", "Zoom", "Close pane"]
+            [
+                "Rename pane",
+                "Clear pane name",
+                "Split right",
+                "Split down",
+                "Zoom",
+                "Close pane",
+                "Plugin actions…"
+            ]
         );
+        assert_eq!(own.items[6].command, Step::Ui(UiStep::PluginActions(focused.clone())));
         let menu = ContextMenu::pane(&snapshot, &other, (50, 10), QUIET).expect("a menu");
         assert_eq!(labels(&menu)[2], "Swap with focused pane");
         assert_eq!(

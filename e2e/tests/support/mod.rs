@@ -106,6 +106,25 @@ pub fn sgr_mouse(button: u8, x: u16, y: u16, press: bool) -> String {
     format!("\x1b[<{button};{};{}{}", x + 1, y + 1, if press { 'M' } else { 'm' })
 }
 
+/// The left button in an SGR mouse report.
+pub const LEFT: u8 = 0;
+/// The right button.
+pub const RIGHT: u8 = 2;
+
+/// A press and release of `button` on cell `(x, y)`.
+pub fn click(tmux: &Tmux<'_>, button: u8, (x, y): (u16, u16)) {
+    tmux.literal(&sgr_mouse(button, x, y, true));
+    tmux.literal(&sgr_mouse(button, x, y, false));
+}
+
+/// Clicks the menu item labelled `label` once it is on the screen.
+pub fn choose(tmux: &Tmux<'_>, label: &str) {
+    let item = format!("│ {label}");
+    let screen = tmux.wait_screen(&format!("the menu item {label}"), |s| s.contains(&item));
+    let (x, y) = find_on_screen(&screen, &item).expect("the item is on screen");
+    click(tmux, LEFT, (x + 2, y));
+}
+
 /// Writes `config` as the test server's `config.toml` (before `herdr` starts it).
 pub fn write_config(server: &TestServer, config: &str) {
     let dir = server.root().join("config").join("herdr");

@@ -203,3 +203,23 @@ fn paragraph_jumps_find_blank_rows_on_the_terminal() {
     copy(&mut e, CopyRequest::Motion(CopyMotion::ParagraphForward));
     assert_eq!(view(&mut e).cursor, Some((0, 2)));
 }
+
+#[test]
+fn a_selection_far_back_in_history_survives_compression() {
+    let mut e = numbered(100, 10, 3000);
+    copy(&mut e, CopyRequest::Enter);
+    copy(&mut e, CopyRequest::Search { query: "line 042".into(), backward: true });
+    copy(&mut e, CopyRequest::ToggleSelection);
+    for m in [CopyMotion::Down, CopyMotion::Down, CopyMotion::LineEnd] {
+        copy(&mut e, CopyRequest::Motion(m));
+    }
+    let mut steps = 0;
+    while e.compress_step().expect("compress") {
+        steps += 1;
+        assert!(steps < 100_000, "a pass ends");
+    }
+    assert_eq!(cursor_row_text(&mut e), "line 044", "the cursor stays on its text");
+    copy(&mut e, CopyRequest::Motion(CopyMotion::Down));
+    let out = copy(&mut e, CopyRequest::Yank);
+    assert_eq!(out.text.as_deref(), Some("line 042\nline 043\nline 044\nline 045"));
+}

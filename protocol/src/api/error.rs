@@ -47,6 +47,14 @@ error_codes! {
     FeatureDisabled = "feature_disabled",
     /// `popup.close` with no popup open.
     PopupNotOpen = "popup_not_open",
+    /// `command.invoke` with a command id the config in force did not issue (stale or unknown).
+    CommandNotFound = "command_not_found",
+    /// `command.invoke` whose pane, tab and workspace ids do not nest.
+    CommandTargetMismatch = "command_target_mismatch",
+    /// `command.invoke` of a command that could not be carried out.
+    CommandFailed = "command_failed",
+    /// A method that only a client shell endpoint may call (`client_shell.surface.set`).
+    ConnectionLocalOnly = "connection_local_only",
     /// The server is stopping.
     ServerUnavailable = "server_unavailable",
     HandoffInProgress = "handoff_in_progress",

@@ -1,7 +1,6 @@
 //! The method table: one arm per method of protocol 22, routing the typed request to the
 //! module that owns it. The match is exhaustive, so a method added to the protocol's request
-//! enum does not compile until it has an arm here; the methods herdr does not do yet are the
-//! explicit `not_implemented` arms at the end.
+//! enum does not compile until it has an arm here (every method of protocol 22 is built).
 
 use herdr_protocol::api::requests::{
     AgentRequest, ClientRequest, EventsRequest, IntegrationRequest, LayoutRequest, PaneRequest,
@@ -11,8 +10,8 @@ use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, Request};
 
 use super::envelope::Failure;
 use super::{
-    agents, client_methods, copy_methods, events, hooks, integrations, links, metadata, pane_facts, panes,
-    server_methods, ui_methods, worktrees,
+    agents, client_methods, command_invoke, copy_methods, events, hooks, integrations, links, metadata,
+    pane_facts, panes, server_methods, ui_methods, worktrees,
 };
 use crate::state::Shared;
 
@@ -149,14 +148,12 @@ pub async fn dispatch(shared: &Shared, request: Request) -> Result<ApiResult, Fa
             PluginRequest::ActionList(p) => crate::plugins::action_list(&crate::plugins::config_dir()?, p),
             PluginRequest::ActionInvoke(p) => crate::plugins::invoke::invoke(shared, *p),
             PluginRequest::LogList(p) => crate::plugins::invoke::log_list(shared, p),
-            // Plugin panes are not built yet.
-            request @ (PluginRequest::PaneOpen(_)
-            | PluginRequest::PaneFocus(_)
-            | PluginRequest::PaneClose(_)) => not_implemented(&Request::Plugin(request)),
+            PluginRequest::PaneOpen(p) => crate::plugins::panes::open(shared, p).await,
+            PluginRequest::PaneFocus(p) => crate::plugins::panes::focus(shared, p).await,
+            PluginRequest::PaneClose(p) => crate::plugins::panes::close(shared, p).await,
         },
-        request @ Request::Client(ClientRequest::CommandInvoke(_) | ClientRequest::ShellSurfaceSet(_)) => {
-            not_implemented(&request)
-        }
+        Request::Client(ClientRequest::CommandInvoke(p)) => command_invoke::invoke(shared, p).await,
+        Request::Client(ClientRequest::ShellSurfaceSet(_)) => command_invoke::surface_set(),
     }
 }
 
@@ -167,9 +164,4 @@ async fn session(shared: &Shared, request: Request) -> Result<ApiResult, Failure
         Some(outcome) => outcome,
         None => Err(ApiError::internal(format!("{method} has no handler in the session model")).into()),
     }
-}
-
-fn not_implemented(request: &Request) -> Result<ApiResult, Failure> {
-    Err(ApiError::new(ErrorCode::NotImplemented, format!("{} is not implemented yet", request.method()))
-        .into())
 }

@@ -1,15 +1,16 @@
 //! `events.subscribe` (a stream of event lines) and `events.wait` (one matching event).
-//! Both read the hub from a cursor and sleep on its watch channel: nothing polls.
+//! Both read the hub from a cursor and sleep on its watch channel: nothing polls. Which hub
+//! events a stream wants and their lines are `herdr_session::events::Filter`'s.
 
 use herdr_protocol::api::requests::{
     EventMatch, EventsSubscribeParams, EventsWaitParams, OutputSubscription, Subscription,
 };
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use herdr_protocol::api::{AgentStatus, ApiError, ApiResult, ErrorCode, Event, PaneScrollInfo, ReadFormat};
+use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, Event, PaneScrollInfo, ReadFormat};
 use herdr_protocol::ipc::{WorkerRequest, WorkerResponse};
+use herdr_session::events::{self, StatusWatch};
 use serde_json::Value;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::mpsc;
@@ -22,16 +23,11 @@ use crate::hub::Hub;
 use crate::session::PaneKey;
 use crate::state::Shared;
 
-/// One agent-status subscription: a pane, and optionally the status it waits for.
-struct StatusWatch {
-    pane_id: String,
-    status: Option<AgentStatus>,
-}
-
+/// A stream's subscriptions: the hub events it wants, and those fed from elsewhere.
 #[derive(Default)]
 struct Filter {
-    lifecycle: HashSet<&'static str>,
-    statuses: Vec<StatusWatch>,
+    /// Lifecycle and agent-status subscriptions, answered from the hub.
+    hub: events::Filter,
     /// `pane.output_matched` subscriptions, with their index in the request.
     outputs: Vec<(usize, OutputSubscription)>,
     /// `pane.scroll_changed` subscriptions.
@@ -69,26 +65,6 @@ impl ScrollWatch {
     }
 }
 
-impl Filter {
-    /// The stream line of hub event `seq`, if the subscription wants it: the reference's shape
-    /// plus the extension field `seq`.
-    fn line_for(&self, seq: u64, event: &Event) -> Option<Value> {
-        let mut line = if let Event::PaneAgentStatusChanged { pane_id, agent_status, .. } = event {
-            let wanted = self
-                .statuses
-                .iter()
-                .any(|w| &w.pane_id == pane_id && w.status.is_none_or(|s| s == *agent_status));
-            if wanted { event.to_subscription_wire() } else { None }
-        } else {
-            self.lifecycle.contains(event.subscription_type()).then(|| event.to_wire())
-        }?;
-        if let Value::Object(map) = &mut line {
-            map.insert("seq".into(), Value::from(seq));
-        }
-        Some(line)
-    }
-}
-
 /// Sorts the subscriptions by kind (their params were checked when the request parsed).
 fn filter_of(p: EventsSubscribeParams) -> Filter {
     // `after_seq` / `epoch` are read by `subscribe` before the subscriptions are sorted.
@@ -96,10 +72,11 @@ fn filter_of(p: EventsSubscribeParams) -> Filter {
     for (index, subscription) in p.subscriptions.into_iter().enumerate() {
         match subscription {
             Subscription::Lifecycle(kind) => {
-                filter.lifecycle.insert(kind.name());
+                filter.hub.lifecycle.insert(kind.name());
             }
             Subscription::AgentStatusChanged(s) => {
                 filter
+                    .hub
                     .statuses
                     .push(StatusWatch { pane_id: s.pane_id.into_string(), status: s.agent_status });
             }
@@ -132,15 +109,11 @@ pub async fn subscribe(
     // Probe every watched pane first: canonical ids, and an immediate event for a status that
     // already holds.
     let mut immediate = Vec::new();
-    for (index, watch) in filter.statuses.iter_mut().enumerate() {
+    for (index, watch) in filter.hub.statuses.iter_mut().enumerate() {
         match current_status(shared, &watch.pane_id) {
             Ok((canonical, event)) => {
                 watch.pane_id = canonical;
-                if let Event::PaneAgentStatusChanged { agent_status, .. } = &event
-                    && watch.status == Some(*agent_status)
-                {
-                    immediate.extend(event.to_subscription_wire());
-                }
+                immediate.extend(watch.already(&event));
             }
             Err(e) => {
                 let id = format!("{}:sub:{index}:probe", id);
@@ -281,7 +254,7 @@ async fn send_since(
     }
     for (seq, event) in batch.events {
         *cursor = seq;
-        if let Some(line) = filter.line_for(seq, &event) {
+        if let Some(line) = filter.hub.line_for(seq, &event) {
             write_line(writer, &line.to_string()).await?;
         }
     }

@@ -1,7 +1,9 @@
 //! `pane.link.activate {pane_id, viewport_row, col, offset_from_bottom?, content_revision?}`:
 //! the URL under a cell of the pane's screen (`herdr_ui::links`: plain-text URLs; the worker's
-//! grid keeps no OSC 8 hyperlinks, see ARCHITECTURE.md), opened with the desktop's opener
-//! (`xdg-open`, `open` on macOS) as argv, never through a shell. The row is found from the pane's
+//! grid keeps no OSC 8 hyperlinks, see ARCHITECTURE.md), given to the first plugin link handler
+//! whose pattern matches it (`plugins::invoke::link`), else opened with the desktop's opener
+//! (`xdg-open`, `open` on macOS) as argv, never through a shell. A ctrl+click on a pane in the
+//! TUI comes here too. The row is found from the pane's
 //! live scroll position (or the caller's `offset_from_bottom`) and read with the copy methods'
 //! text question, so `content_revision` is checked the same way.
 
@@ -42,7 +44,14 @@ pub async fn activate(shared: &Shared, p: PaneLinkActivateParams) -> Result<ApiR
     let Some(url) = herdr_ui::links::url_at(&text, p.col) else {
         return Ok(ApiResult::PaneLinkActivated { handled: false, url: None });
     };
-    open(&url)?;
+    let context = {
+        let snapshot = shared.session().snapshot();
+        herdr_ui::commands::plugin_context(&snapshot, &target.workspace_id, &target.tab_id, &target.pane_id)
+    };
+    match crate::plugins::invoke::link(shared, &url, context) {
+        Some(ran) => drop(ran?),
+        None => open(&url)?,
+    }
     Ok(ApiResult::PaneLinkActivated { handled: true, url: Some(url) })
 }
 

@@ -3,13 +3,14 @@
 
 mod agents;
 mod client_methods;
+mod command_invoke;
 mod copy_methods;
 pub mod dispatch;
 pub mod envelope;
 mod events;
 mod hooks;
 mod integrations;
-mod links;
+pub(crate) mod links;
 mod metadata;
 mod pane_facts;
 mod panes;

@@ -12,7 +12,7 @@ use crate::handoff::{self, HandoffError};
 use crate::state::Shared;
 
 pub fn ping() -> ApiResult {
-    let build = crate::build_info::record();
+    let build = herdr_host::build_info::record();
     ApiResult::Pong {
         version: HERDR_VERSION.to_owned(),
         protocol: PROTOCOL_VERSION,

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use herdr_host::socket::peer_is_same_user;
 use herdr_protocol::api::requests::{EventsRequest, ServerRequest};
 use herdr_protocol::api::{Request, RequestEnvelope};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -11,7 +12,6 @@ use tokio::net::UnixStream;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 
 use super::{dispatch, envelope, events};
-use crate::socket::peer_is_same_user;
 use crate::state::Shared;
 
 /// The first line must arrive within this long.

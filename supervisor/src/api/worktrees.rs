@@ -2,7 +2,7 @@
 //!
 //! Each method takes what it needs from the session under its lock (the origin workspace, every
 //! workspace's probe), runs git and the path work on a blocking thread
-//! (`crate::worktree::source`, `crate::worktree::git`), then changes the session under the lock
+//! (`herdr_worktree::source`, `herdr_worktree::git`), then changes the session under the lock
 //! again and waits for the panes it started, as `workspace.create` does. Events, in order:
 //! the parent repository's workspace (when one had to be opened or got its membership), the
 //! checkout's `workspace_created`/`tab_created`/`pane_created` (+ focus), then `worktree_*`;
@@ -19,12 +19,12 @@ use herdr_protocol::api::requests::{
     WorktreeCreateParams, WorktreeListParams, WorktreeOpenParams, WorktreeRemoveParams,
 };
 use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, Event, WorkspaceId, WorktreeInfo};
+use herdr_worktree::git::{self, Checkout, Git, GitError, canonical};
+use herdr_worktree::source::{self, Origin, Source};
 
 use super::envelope::Failure;
 use crate::session::{Effects, OpenedWorkspace, Session};
 use crate::state::{Shared, wait_started};
-use crate::worktree::git::{self, Checkout, Git, GitError, canonical};
-use crate::worktree::source::{self, Origin, Source};
 
 /// Runs git and path work off the async threads.
 async fn blocking<T: Send + 'static>(

@@ -16,6 +16,7 @@ pub(super) mod owners;
 
 use std::sync::{Arc, MutexGuard, PoisonError};
 
+use herdr_host::stream::{ClientReader, ClientWriter};
 use herdr_protocol::client::{
     AttachRole, ClientToServer, ServerToClient, ShutdownReason, TerminalFrame, check_hello_version,
 };
@@ -26,7 +27,6 @@ use tokio::time::Instant;
 use super::Hub;
 use super::conn::write_message;
 use super::paint::{FRAME_INTERVAL, capture};
-use super::stream::{ClientReader, ClientWriter};
 use super::visibility;
 use crate::render::{Frame, diff_frames, single_pane};
 use crate::session::PaneKey;

@@ -19,6 +19,7 @@ fn server() -> ServerConfig {
         orphan_timeout: crate::DEFAULT_ORPHAN_TIMEOUT,
         pane_history: false,
         resume_agents: true,
+        scrollback_limit_bytes: crate::config::DEFAULT_SCROLLBACK_LIMIT_BYTES,
     }
 }
 
@@ -77,12 +78,10 @@ fn the_editor_script_opens_the_file_and_deletes_it_after() {
     else {
         panic!("a zoomed pane plan");
     };
-    let out = Command::new(&argv[0])
-        .args(&argv[1..])
-        .env("VISUAL", "grep -c scrollback")
-        .env("EDITOR", "false")
-        .output()
-        .expect("sh runs");
+    let mut editor = Command::new(&argv[0]);
+    editor.args(&argv[1..]).env("VISUAL", "grep -c scrollback").env("EDITOR", "false");
+    // Inside `own_child`: other tests' children (plugin runs, git) reap every exited child.
+    let out = herdr_host::reaper::own_child(|| editor.output()).expect("sh runs");
     assert!(out.status.success(), "{out:?}");
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1");
     assert!(!path.exists(), "the file is deleted after the editor");
@@ -91,12 +90,9 @@ fn the_editor_script_opens_the_file_and_deletes_it_after() {
         CommandPlan::Pane { argv, .. } => argv,
         other => panic!("{other:?}"),
     };
-    let out = Command::new(&argv[0])
-        .args(&argv[1..])
-        .env_remove("VISUAL")
-        .env("EDITOR", "cat")
-        .output()
-        .expect("sh runs");
+    let mut editor = Command::new(&argv[0]);
+    editor.args(&argv[1..]).env_remove("VISUAL").env("EDITOR", "cat");
+    let out = herdr_host::reaper::own_child(|| editor.output()).expect("sh runs");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "x\n", "$EDITOR without $VISUAL");
     assert!(!path.exists());
 }

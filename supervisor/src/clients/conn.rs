@@ -6,6 +6,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use herdr_host::socket::peer_is_same_user;
+use herdr_host::stream::{self, ClientReader, ClientWriter};
 use herdr_protocol::api::{ApiResult, Request};
 use herdr_protocol::client::{ClientToServer, ServerToClient, ShutdownReason, check_hello_version};
 use herdr_protocol::ipc::{FrameDecoder, WorkerRequest, encode_frame};
@@ -17,19 +19,17 @@ use super::actions::{self, Step};
 use super::paint::{self, View};
 use super::recent::RecentPanes;
 use super::registry::ClientId;
-use super::stream::{self, ClientReader, ClientWriter};
 use super::visibility;
 use super::{Hub, help, reload};
 use crate::api::envelope::Failure;
 use crate::keymap::{Action, InputDecoder, InputEvent, KeyInput, Keymap, Mode, Outcome, grammar_name};
 use crate::render::ModeBadge;
-use crate::socket::peer_is_same_user;
 
 mod copy;
 mod keys;
 mod launch;
 
-pub(crate) use launch::{CommandError, edit_scrollback};
+pub(crate) use launch::{CommandError, edit_scrollback, run_custom_command};
 mod modal;
 mod mouse;
 mod popup;

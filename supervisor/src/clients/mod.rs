@@ -45,7 +45,6 @@ mod recent;
 mod registry;
 mod reload;
 mod repaint;
-mod stream;
 mod visibility;
 
 #[cfg(test)]
@@ -72,7 +71,7 @@ use notify::Alert;
 use registry::{ClientId, Registry};
 
 pub(crate) use commands::clear_stale_scrollback;
-pub(crate) use conn::{CommandError, edit_scrollback};
+pub(crate) use conn::{CommandError, edit_scrollback, run_custom_command};
 pub(crate) use reload::reload_config;
 
 /// Mirrored pane grids and the "something on screen changed" signal, plus what every client

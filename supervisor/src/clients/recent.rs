@@ -1,23 +1,15 @@
-//! The panes a client has seen focused, newest first, for `last_pane`: read from the event hub's
-//! `pane.focused` events (whoever moved the focus: this client, another one, the API), so the
-//! history runs across tab and workspace switches. Closed panes drop out when their
-//! `pane.closed` arrives and are skipped when asked anyway.
-//!
-//! Not here: focusing the pane (the connection runs `pane.focus`).
+//! A client's `last_pane` history ([`herdr_ui::recent::RecentPanes`]) fed from the event hub's
+//! `pane.focused` and `pane.closed` events, read from a cursor; when the hub's ring dropped some,
+//! the focus as it is now stands in for what was missed.
 
-use std::collections::VecDeque;
-
-use herdr_protocol::api::{Event, SessionSnapshot};
+use herdr_protocol::api::SessionSnapshot;
+use herdr_ui::recent;
 
 use crate::hub::Hub;
 
-/// How many panes the history keeps.
-const DEPTH: usize = 32;
-
 #[derive(Debug, Clone, Default)]
 pub(super) struct RecentPanes {
-    /// Pane ids, most recently focused first, each once.
-    panes: VecDeque<String>,
+    panes: recent::RecentPanes,
     /// The hub sequence number read up to.
     cursor: u64,
 }
@@ -25,11 +17,7 @@ pub(super) struct RecentPanes {
 impl RecentPanes {
     /// A history that starts at `focused` and reads the hub's events from now on.
     pub(super) fn new(hub: &Hub, focused: Option<&str>) -> RecentPanes {
-        let mut recent = RecentPanes { panes: VecDeque::new(), cursor: hub.cursor() };
-        if let Some(pane) = focused {
-            recent.focused(pane);
-        }
-        recent
+        RecentPanes { panes: recent::RecentPanes::new(focused), cursor: hub.cursor() }
     }
 
     /// Reads the events published since the last call. When the hub's ring has dropped some of
@@ -40,35 +28,24 @@ impl RecentPanes {
             self.cursor = *seq;
         }
         for (_, event) in &batch.events {
-            match event.as_ref() {
-                Event::PaneFocused { pane_id, .. } => self.focused(pane_id),
-                Event::PaneClosed { pane_id, .. } => self.panes.retain(|p| p != pane_id),
-                _ => {}
-            }
+            self.panes.see(event);
         }
         if batch.lost
             && let Some(pane) = focused()
         {
-            self.focused(&pane);
+            self.panes.focused(&pane);
         }
-    }
-
-    fn focused(&mut self, pane: &str) {
-        self.panes.retain(|p| p != pane);
-        self.panes.push_front(pane.to_owned());
-        self.panes.truncate(DEPTH);
     }
 
     /// The most recently focused pane other than the focused one that is still open.
     pub(super) fn previous(&self, snapshot: &SessionSnapshot) -> Option<&str> {
-        let focused = snapshot.focused_pane_id.as_deref();
-        let open = |pane: &str| snapshot.panes.iter().any(|p| p.pane_id == pane);
-        self.panes.iter().map(String::as_str).find(|p| Some(*p) != focused && open(p))
+        self.panes.previous(snapshot)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use herdr_protocol::api::Event;
     use serde_json::{Value, json};
 
     use super::*;
@@ -137,8 +114,8 @@ mod tests {
         let hub = Hub::new();
         let mut recent = RecentPanes::new(&hub, Some("w1:p1"));
         let focus = |pane: &str| Event::PaneFocused { pane_id: pane.into(), workspace_id: "w1".into() };
-        hub.publish((0..crate::hub::RING_CAPACITY + 1).map(|_| focus("w1:p2")));
+        hub.publish((0..herdr_session::events::RING_CAPACITY + 1).map(|_| focus("w1:p2")));
         recent.catch_up(&hub, || Some("w1:p3".to_owned()));
-        assert_eq!(recent.panes, ["w1:p3", "w1:p2", "w1:p1"]);
+        assert_eq!(recent.panes.panes().collect::<Vec<_>>(), ["w1:p3", "w1:p2", "w1:p1"]);
     }
 }

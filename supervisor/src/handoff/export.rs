@@ -11,13 +11,15 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use herdr_host::pidfd::PidFd;
+use herdr_protocol::handoff::{HANDOFF_VERSION, Manifest, Step};
 use herdr_protocol::{HERDR_VERSION, PROTOCOL_VERSION, paths};
 use tokio::net::UnixListener;
 
-use super::wire::{Conversation, HANDOFF_VERSION, Manifest, STEP_TIMEOUT, Step};
+use super::wire::{Conversation, STEP_TIMEOUT};
 use super::{HandoffError, Params, borrowed};
 use crate::state::Shared;
-use crate::workers::{PidFd, Released};
+use crate::workers::Released;
 
 /// How long one pane's task may take to let go of its worker.
 const RELEASE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -191,7 +193,7 @@ fn spawn_importer(
     }
     command.arg("--handoff-import").arg(socket).arg(token);
     command.stdin(Stdio::null());
-    if crate::logging::stderr_is_journal() {
+    if herdr_host::logging::stderr_is_journal() {
         command.stdout(Stdio::inherit()).stderr(Stdio::inherit());
     } else {
         let log_path: PathBuf = shared.config.data_dir.join(LOG_FILE_NAME);

@@ -5,11 +5,12 @@
 use std::path::Path;
 
 use anyhow::Context;
+use herdr_protocol::handoff::{self, Step};
 use herdr_protocol::ipc::VersionRange;
 use herdr_protocol::{HERDR_VERSION, PROTOCOL_VERSION};
 use tokio::net::UnixStream;
 
-use super::wire::{self, Conversation, Step};
+use super::wire::Conversation;
 use crate::ServerConfig;
 use crate::server::Sockets;
 
@@ -39,13 +40,13 @@ async fn take_over(config: &ServerConfig, socket: &Path, token: &str) -> anyhow:
         other => anyhow::bail!("expected the handoff manifest, got {other:?}"),
     };
     let api_socket = config.api_socket.display().to_string();
-    let importer = wire::Importer {
+    let importer = handoff::Importer {
         version: HERDR_VERSION,
         protocol: PROTOCOL_VERSION,
         api_socket: &api_socket,
         links: VersionRange::OURS,
     };
-    if let Err(reason) = wire::validate(&manifest, &importer) {
+    if let Err(reason) = handoff::validate(&manifest, &importer) {
         conv.send(&Step::Refused { reason: reason.to_string() }, &[]).await?;
         // Exiting at once could reach the exporter before the refusal does, and then it could
         // only say the importer exited: wait until it has read the reason and hung up.

@@ -13,6 +13,7 @@ mod waits;
 
 use std::sync::Arc;
 
+use herdr_host::runtime::RuntimeDir;
 use herdr_protocol::schema_check::{SchemaKind, validate};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -24,7 +25,6 @@ use crate::api::transport;
 use crate::autosave::Autosave;
 use crate::session::Session;
 use crate::state::{HEADLESS_COLS, HEADLESS_ROWS, Shared};
-use crate::workers::RuntimeDir;
 use crate::workers::fake::{FakeWorker, FakeWorkers};
 
 /// Answer lines from one API connection.

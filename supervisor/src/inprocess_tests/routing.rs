@@ -17,7 +17,8 @@ async fn server_session_and_layout_methods_answer() {
     assert_eq!(snapshot["type"], json!("session_snapshot"), "{snapshot}");
     let layout = h.ok("layout.export", json!({"pane_id": pane})).await;
     assert_eq!(layout["type"], json!("layout_export"), "{layout}");
-    assert_eq!(h.error_code("plugin.pane.close", json!({"pane_id": "w1:p1"})).await, "not_implemented");
+    // A pane no plugin opened is no plugin pane.
+    assert_eq!(h.error_code("plugin.pane.close", json!({"pane_id": pane})).await, "plugin_pane_not_found");
 }
 
 #[tokio::test(start_paused = true)]
@@ -109,7 +110,10 @@ async fn events_client_integration_and_worktree_methods_answer() {
     let integrations = h.ok("integration.list", json!({})).await;
     assert_eq!(integrations["type"], json!("integration_list"), "{integrations}");
     let repo = tempfile::tempdir().expect("tempdir");
-    let init = std::process::Command::new("git").arg("init").arg("-q").arg(repo.path()).status();
+    // Inside `own_child`: other tests' children (plugin runs, git) reap every exited child.
+    let mut git = std::process::Command::new("git");
+    git.arg("init").arg("-q").arg(repo.path());
+    let init = herdr_host::reaper::own_child(|| git.status());
     assert!(init.is_ok_and(|s| s.success()), "git init");
     let cwd = repo.path().display().to_string();
     let worktrees = h.ok("worktree.list", json!({"cwd": cwd, "trust_repository": true})).await;

@@ -1,11 +1,7 @@
-//! Display-only metadata that scripts and hooks attach to panes and workspaces
-//! (`pane.report_metadata`, `workspace.report_metadata`): the per-resource token ledger with its
-//! limits, sequence numbers and expiry ([`tokens`]), a pane's presentation ([`pane`]), and the one
-//! timer that removes expired tokens ([`expiry`]). Nothing here is saved in `session.json`.
+//! Display-only metadata that scripts and hooks attach to panes and workspaces: the pure token
+//! ledger and a pane's presentation live in `herdr-session` (re-exported here); this module adds
+//! the one timer that removes expired tokens ([`expiry`]), which needs the supervisor's state.
 
 pub mod expiry;
-pub mod pane;
-pub mod tokens;
 
-pub use pane::{AgentNow, Changed, PaneMetadata, PaneReport};
-pub use tokens::{Ledger, MetadataError};
+pub use herdr_session::metadata::*;

@@ -25,10 +25,11 @@ use crate::state::Shared;
 /// Runs of one plugin's hooks that may wait; more are dropped (and logged).
 pub const HOOK_QUEUE: usize = 64;
 
-/// The plugin side of the server: the command log and the hook queues.
+/// The plugin side of the server: the command log, the hook queues and the plugin panes.
 #[derive(Debug, Default)]
 pub struct Runtime {
     pub logs: Logs,
+    pub panes: super::panes::Registry,
     queues: Mutex<HashMap<String, mpsc::Sender<Spec>>>,
 }
 

@@ -155,6 +155,37 @@ pub fn invoke(shared: &Shared, p: PluginActionInvokeParams) -> Result<ApiResult,
     })
 }
 
+/// `url` for the first plugin link handler that takes it ([`herdr_plugins::links`]): the
+/// handler's action runs with `context` marked `invocation_source = "link_click"` and given
+/// `clicked_url` and `link_handler_id`. `None` when no handler matches (or there is no readable
+/// registry), so the caller opens the URL itself.
+pub fn link(
+    shared: &Shared,
+    url: &str,
+    context: PluginInvocationContext,
+) -> Option<Result<ApiResult, Failure>> {
+    let registry = match config_dir().and_then(|config| load(&config)) {
+        Ok(registry) => registry,
+        Err(e) => {
+            log::debug!("no plugin link handlers: {e:?}");
+            return None;
+        }
+    };
+    let (entry, handler) = herdr_plugins::links::handler_for(&registry, url)?;
+    let context = PluginInvocationContext {
+        invocation_source: Some("link_click".to_owned()),
+        clicked_url: Some(url.to_owned()),
+        link_handler_id: Some(handler.id.clone()),
+        ..context
+    };
+    let params = PluginActionInvokeParams {
+        action_id: handler.action.trim().to_owned(),
+        plugin_id: Some(entry.id().to_owned()),
+        context: Some(context),
+    };
+    Some(invoke(shared, params))
+}
+
 /// `plugin.log.list`: this server's command log, oldest first (the newest `limit` entries).
 pub fn log_list(shared: &Shared, p: PluginLogListParams) -> Result<ApiResult, Failure> {
     let only = p.plugin_id.as_deref().map(plugin_id).transpose()?;

@@ -4,16 +4,18 @@
 //! server ran, or by another session, is seen at once.
 //!
 //! Running commands: [`run`] (process, time limit, log ring), [`invoke`] (`plugin.action.invoke`,
-//! `plugin.log.list`) and [`hooks`] (`[[events]]` on hub events). Startup hooks and plugin panes
-//! are not built yet (`plugin.pane.*` answer `not_implemented`).
+//! `plugin.log.list`), [`hooks`] (`[[events]]` on hub events), [`panes`] (`plugin.pane.*`) and
+//! [`startup`] (`[[startup]]` once the server serves its socket).
 
 pub mod hooks;
 pub mod invoke;
+pub mod panes;
 pub mod run;
+pub mod startup;
 
 use std::path::{Path, PathBuf};
 
-use herdr_plugins::registry::{Registry, RegistryEntry, RegistryError, Source, SourceKind};
+use herdr_plugins::registry::{Registry, RegistryEntry, RegistryError, Source};
 use herdr_plugins::{ids, load_manifest};
 use herdr_protocol::api::requests::{OptionalPlugin, PluginLinkParams, PluginSourceInfo, PluginTarget};
 use herdr_protocol::api::{ApiError, ApiResult, ErrorCode, InstalledPluginInfo};
@@ -68,10 +70,7 @@ pub fn wire(entry: &RegistryEntry) -> Result<InstalledPluginInfo, Failure> {
 
 fn source(raw: PluginSourceInfo) -> Source {
     Source {
-        kind: match raw.kind.unwrap_or_default() {
-            herdr_protocol::api::requests::PluginSourceKind::Local => SourceKind::Local,
-            herdr_protocol::api::requests::PluginSourceKind::Github => SourceKind::Github,
-        },
+        kind: raw.kind.unwrap_or_default(),
         owner: raw.owner,
         repo: raw.repo,
         subdir: raw.subdir,

@@ -172,6 +172,8 @@ impl Logs {
             }
         }
         command.envs(spec.env.iter().map(|(k, v)| (k, v)));
+        // The reaper must not take this child's exit status from `child.wait()`.
+        let owned = herdr_host::reaper::Owned::hold();
         let mut child = match command.spawn() {
             Ok(child) => child,
             Err(e) => {
@@ -204,6 +206,7 @@ impl Logs {
                     (status, Some(error))
                 }
             };
+            drop(owned);
             logs.running().retain(|(id, _)| *id != log_id);
             let stdout = drained(stdout).await;
             let stderr = drained(stderr).await;

@@ -96,7 +96,7 @@ mod tests {
 
     fn request(id: u64, body: WorkerRequest) -> (PaneCmd, oneshot::Receiver<WorkerResponse>) {
         let (reply, rx) = oneshot::channel();
-        (PaneCmd::Request { id, body, reply }, rx)
+        (PaneCmd::Request { id, body: Box::new(body), reply }, rx)
     }
 
     #[tokio::test]

@@ -2,7 +2,7 @@
 //! reached (either way, a link the pane task speaks `herdr_protocol::ipc` frames over), and how
 //! the pane's program is looked at and ended. [`Processes`] is the real thing and the default:
 //! `herdr-pane-worker` processes, Unix sockets, `/proc` and signals. In-process tests put a fake
-//! behind the same trait (`workers/fake.rs`), which answers over a socketpair and runs nothing.
+//! behind the same trait (`workers/fake_tests.rs`), which answers over a socketpair and runs nothing.
 
 use std::fmt;
 use std::future::Future;
@@ -50,12 +50,21 @@ pub trait Launcher: Send + Sync + fmt::Debug + 'static {
 }
 
 /// The real launcher: `herdr-pane-worker` processes and the pane programs they run.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Processes;
+#[derive(Debug, Clone, Copy)]
+pub struct Processes {
+    /// Given to each worker it starts (`--scrollback-limit-bytes`).
+    pub scrollback_limit_bytes: usize,
+}
+
+impl Default for Processes {
+    fn default() -> Self {
+        Processes { scrollback_limit_bytes: crate::config::DEFAULT_SCROLLBACK_LIMIT_BYTES }
+    }
+}
 
 impl Launcher for Processes {
     fn start(&self, exe: &Path) -> io::Result<Linked> {
-        let started = spawn::start(exe)?;
+        let started = spawn::start(exe, self.scrollback_limit_bytes)?;
         Ok(Linked { pid: started.pid, link: started.link })
     }
 

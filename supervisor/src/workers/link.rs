@@ -22,15 +22,24 @@ pub struct LinkReader {
     stream: Arc<UnixStream>,
     decoder: FrameDecoder,
     fds: VecDeque<OwnedFd>,
-    /// Receive buffer, kept across calls: a fresh zeroed 64 KiB per frame showed up in profiles.
-    buf: Vec<u8>,
+}
+
+/// How much one read of a link takes at most.
+const RECV_LEN: usize = 64 * 1024;
+
+thread_local! {
+    /// Every link's reads land here, one per runtime thread: the decoder copies what arrived
+    /// before the next await, so a buffer of each link's own (4 KiB of a quiet pane's 28 KiB of
+    /// supervisor heap, 64 KiB after a burst) held nothing between reads. Allocated once per
+    /// thread; a fresh zeroed 64 KiB per frame had shown up in profiles.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0u8; RECV_LEN]);
 }
 
 pub fn split(stream: UnixStream) -> (LinkWriter, LinkReader) {
     let stream = Arc::new(stream);
     (
         LinkWriter { stream: stream.clone(), write_lock: Arc::default() },
-        LinkReader { stream, decoder: FrameDecoder::new(), fds: VecDeque::new(), buf: vec![0u8; 64 * 1024] },
+        LinkReader { stream, decoder: FrameDecoder::new(), fds: VecDeque::new() },
     )
 }
 
@@ -78,16 +87,21 @@ impl LinkReader {
             }
             self.stream.readable().await?;
             let mut fds: [RawFd; 4] = [-1; 4];
-            match self.stream.recv_with_fd(&mut self.buf, &mut fds) {
+            let decoder = &mut self.decoder;
+            let received = SCRATCH.with_borrow_mut(|buf| {
+                let (n, nfds) = self.stream.recv_with_fd(buf, &mut fds)?;
+                decoder.push(&buf[..n]);
+                Ok::<_, io::Error>((n, nfds))
+            });
+            match received {
                 Ok((0, 0)) => return Ok(None),
-                Ok((n, nfds)) => {
+                Ok((_, nfds)) => {
                     for &raw in &fds[..nfds] {
                         // SAFETY: the kernel just installed this descriptor for us; nobody else owns it.
                         let owned = unsafe { OwnedFd::from_raw_fd(raw) };
                         set_cloexec(&owned);
                         self.fds.push_back(owned);
                     }
-                    self.decoder.push(&self.buf[..n]);
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
                 Err(e) => return Err(e),

@@ -89,7 +89,10 @@ pub fn launch(
     let link_version = Arc::new(AtomicU32::new(0));
     let handle = PaneHandle { cmd: cmd_tx, link_version: link_version.clone() };
     tokio::spawn(async move {
-        let (obtained, backlog) = match obtain(&spec, &observer).await {
+        // Starting (and the rare restart, release and upgrade paths below) is boxed: a future's
+        // size is that of its largest state, and every pane's task lives in the supervisor's
+        // heap for the pane's life while starting is over in milliseconds.
+        let (obtained, backlog) = match Box::pin(obtain(&spec, &observer)).await {
             Ok(obtained) => {
                 let _ = started_tx.send(Ok(obtained.2));
                 (obtained, Vec::new())
@@ -108,7 +111,7 @@ pub fn launch(
                     }
                 };
                 log::info!("pane {:?}: starting its agent's resume ({}x{})", spec.key, size.0, size.1);
-                match start_fresh(&spec, size, &observer).await {
+                match Box::pin(start_fresh(&spec, size, &observer)).await {
                     Ok(obtained) => (obtained, backlog),
                     Err(message) => {
                         log::warn!("pane {:?}: could not start its agent's resume: {message}", spec.key);
@@ -294,7 +297,7 @@ impl PaneTask {
                     Flow::Continue => {}
                 },
                 Step::Worker(Some(Incoming::Frame(frame, _))) => {
-                    if let Some(gone) = self.on_frame(frame) {
+                    if let Some(gone) = self.on_frame(*frame) {
                         self.observer.pane_gone(self.key, gone);
                         return;
                     }
@@ -312,10 +315,10 @@ impl PaneTask {
 
     async fn on_cmd(&mut self, cmd: Option<PaneCmd>) -> Flow {
         match cmd {
-            Some(PaneCmd::Request { id, body, reply }) => self.forward(id, body, reply).await,
+            Some(PaneCmd::Request { id, body, reply }) => self.forward(id, *body, reply).await,
             Some(PaneCmd::Watch { id, body, reply, matches }) => {
-                self.watches.insert(id, (body.clone(), matches));
-                self.forward(id, body, reply).await;
+                self.watches.insert(id, ((*body).clone(), matches));
+                self.forward(id, *body, reply).await;
             }
             Some(PaneCmd::Cancel(id)) => {
                 let watched = self.watches.remove(&id).is_some();
@@ -326,9 +329,11 @@ impl PaneTask {
             // Its worker was adopted (or its resume already started): nothing waits.
             Some(PaneCmd::Resume) => {}
             Some(PaneCmd::Shutdown { done }) => return Flow::Close(Some(done)),
-            Some(PaneCmd::Release { released, verdict }) => return self.release(released, verdict).await,
+            Some(PaneCmd::Release { released, verdict }) => {
+                return Box::pin(self.release(released, verdict)).await;
+            }
             Some(PaneCmd::Upgrade { done }) => {
-                let (outcome, flow) = self.upgrade().await;
+                let (outcome, flow) = Box::pin(self.upgrade()).await;
                 let _ = done.send(outcome);
                 return flow;
             }
@@ -421,7 +426,8 @@ impl PaneTask {
         let start = Start::Adopt { child_pid: self.program.pid, cols, rows };
         let screen = (self.key, self.observer.clone());
         let spec = WorkerSpec { exe: &self.worker_exe, identity: &self.identity, launcher: &*self.launcher };
-        match Worker::spawn_and_greet(&spec, start, Some(&self.program.master), None, screen).await {
+        match Box::pin(Worker::spawn_and_greet(&spec, start, Some(&self.program.master), None, screen)).await
+        {
             Ok(worker) => {
                 log::warn!(
                     "pane {:?}: worker {} died; worker {} adopted program {}",

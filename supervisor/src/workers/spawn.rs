@@ -1,4 +1,5 @@
-//! Starting a `herdr-pane-worker` process with one end of a fresh socketpair as fd 3.
+//! Starting a `herdr-pane-worker` process with one end of a fresh socketpair as fd 3 and the
+//! configured scrollback budget.
 
 use std::io;
 use std::os::fd::AsRawFd;
@@ -20,19 +21,20 @@ pub struct Started {
 /// the hangup of the terminal it was started from, must not reach panes, which outlive this
 /// supervisor. The supervisor reaps it through its SIGCHLD handler, never through the `Child`
 /// handle.
-pub fn start(worker_exe: &Path) -> io::Result<Started> {
+pub fn start(worker_exe: &Path, scrollback_limit_bytes: usize) -> io::Result<Started> {
     let (ours, theirs) = std::os::unix::net::UnixStream::pair()?;
     let child_fd = theirs.as_raw_fd();
     let mut cmd = Command::new(worker_exe);
     cmd.arg("--ipc-fd")
         .arg(CHILD_LINK_FD.to_string())
+        .arg(format!("--scrollback-limit-bytes={scrollback_limit_bytes}"))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         // Ours as a systemd service: a pane program must not be able to notify systemd as the
         // supervisor, nor take the service's journal stream for its own.
-        .env_remove(crate::sd_notify::NOTIFY_SOCKET_ENV)
-        .env_remove(crate::logging::JOURNAL_STREAM_ENV);
+        .env_remove(herdr_host::sd_notify::NOTIFY_SOCKET_ENV)
+        .env_remove(herdr_host::logging::JOURNAL_STREAM_ENV);
     // SAFETY: only async-signal-safe calls (setsid, dup2, fcntl) run between fork and exec.
     unsafe {
         cmd.pre_exec(move || {

@@ -119,7 +119,7 @@ async fn an_old_worker_that_dies_before_its_dump_leaves_the_pane_to_the_per_pane
         identity,
         mode: LaunchMode::Spawn,
         replay: None,
-        launcher: Arc::new(crate::workers::Processes),
+        launcher: Arc::new(crate::workers::Processes::default()),
     };
     let seen = Arc::new(Seen::default());
     let (handle, started) = launch(spec, seen.clone());

@@ -79,7 +79,14 @@ pub struct Config {
     /// `[worktrees] directory`: where `worktree.create` puts a checkout without a `path`
     /// (`<directory>/<repo>/<branch slug>`), as written (`~` is expanded where it is used).
     pub worktrees_directory: String,
+    /// `[advanced] scrollback_limit_bytes` (alias `scrollback_lines`, upstream's older name for
+    /// the same byte budget): the most memory one pane's scrollback may take. The terminal
+    /// engine keeps whole pages, at least two, so a tiny budget still keeps some history.
+    pub scrollback_limit_bytes: usize,
 }
+
+/// Upstream's default `[advanced] scrollback_limit_bytes` (10 MB: about 10,000 rows of 120 columns).
+pub const DEFAULT_SCROLLBACK_LIMIT_BYTES: usize = 10_000_000;
 
 /// Upstream's default `[worktrees] directory`.
 pub const DEFAULT_WORKTREES_DIRECTORY: &str = "~/.herdr/worktrees";
@@ -142,6 +149,16 @@ pub fn parse(text: &str, file: &str) -> (Config, Vec<Diagnostic>) {
     let worktrees = r.table(&table, "", "worktrees").unwrap_or(&empty);
     r.check_keys(worktrees, "worktrees", &["directory"]);
     let worktrees_directory = r.string(worktrees, "worktrees", "directory", DEFAULT_WORKTREES_DIRECTORY);
+    let advanced = r.table(&table, "", "advanced").unwrap_or(&empty);
+    r.check_keys(advanced, "advanced", &["scrollback_limit_bytes", "scrollback_lines"]);
+    let key = if advanced.contains_key("scrollback_limit_bytes") {
+        "scrollback_limit_bytes"
+    } else {
+        "scrollback_lines"
+    };
+    let default_scrollback = DEFAULT_SCROLLBACK_LIMIT_BYTES as i64;
+    let scrollback = r.int(advanced, "advanced", key, default_scrollback, (0, 1 << 32));
+    let scrollback_limit_bytes = usize::try_from(scrollback).unwrap_or(DEFAULT_SCROLLBACK_LIMIT_BYTES);
     let config = Config {
         ui,
         keys,
@@ -153,6 +170,7 @@ pub fn parse(text: &str, file: &str) -> (Config, Vec<Diagnostic>) {
         kitty_graphics,
         resume_agents_on_restore,
         worktrees_directory,
+        scrollback_limit_bytes,
     };
     (config, diagnostics)
 }

@@ -251,3 +251,17 @@ fn kitty_graphics_is_an_experimental_flag_off_by_default() {
     assert!(!config.kitty_graphics);
     assert_eq!(keys_of(&diagnostics), ["experimental.kitty_graphics"]);
 }
+
+#[test]
+fn the_scrollback_budget_is_in_bytes_with_upstreams_default_and_alias() {
+    assert_eq!(parse("", "c").0.scrollback_limit_bytes, 10_000_000);
+    let (config, diagnostics) = parse("[advanced]\nscrollback_limit_bytes = 2000000\n", "c");
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(config.scrollback_limit_bytes, 2_000_000);
+    let (config, diagnostics) = parse("[advanced]\nscrollback_lines = 500000\n", "c");
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(config.scrollback_limit_bytes, 500_000, "upstream's older name sets the same budget");
+    let (config, diagnostics) = parse("[advanced]\nscrollback_limit_bytes = -1\nother = 1\n", "c");
+    assert_eq!(config.scrollback_limit_bytes, 10_000_000);
+    assert_eq!(keys_of(&diagnostics), ["advanced.other", "advanced.scrollback_limit_bytes"]);
+}

@@ -99,6 +99,28 @@ mod tests {
     }
 
     #[test]
+    fn the_plugin_actions_menu_lists_action_titles() {
+        use herdr_protocol::api::PluginActionInfo;
+        use herdr_protocol::api::requests::PluginInvocationContext;
+        let action = |id: &str, title: &str| PluginActionInfo {
+            plugin_id: "e2e.recorder".into(),
+            action_id: id.into(),
+            title: title.into(),
+            description: None,
+            contexts: Vec::new(),
+            command: vec!["true".into()],
+            platforms: None,
+        };
+        let actions = [action("record-context", "Record the invocation context"), action("b", "Open board")];
+        let context = PluginInvocationContext::default();
+        let menu = crate::menu::ContextMenu::plugin_actions(&actions, &context, (4, 2)).expect("a menu");
+        let screen = Rect::new(0, 0, 44, 8);
+        let mut buf = Buffer::empty(screen);
+        draw_menu(&mut buf, screen, &menu.view(), &Theme::default().colors);
+        crate::render::tests::snapshot("plugin_actions_menu", &buf);
+    }
+
+    #[test]
     fn a_menu_near_the_edge_moves_back_on_screen() {
         let screen = Rect::new(0, 0, 30, 10);
         let names = items(&["Rename pane", "Close pane"]);

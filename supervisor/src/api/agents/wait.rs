@@ -6,13 +6,13 @@
 use herdr_protocol::api::requests::{AgentPromptParams, AgentWaitParams};
 use std::time::{Duration, Instant};
 
-use herdr_protocol::api::{AgentInfo, AgentStatus, ApiError, ApiResult, ErrorCode, Event};
+use herdr_protocol::api::{AgentInfo, AgentStatus, ApiError, ApiResult, ErrorCode};
 use herdr_protocol::ipc::{WorkerRequest, WorkerResponse};
+use herdr_session::events::{AgentWait, Goal, Seen, not_running};
 
 use super::{pane_target, require_foreground, resolve};
 use crate::api::envelope::Failure;
 use crate::api::panes;
-use crate::session::PaneKey;
 use crate::state::Shared;
 
 /// How long a prompt may go without any observed state change (`AGENT_PROMPT_EFFECT_TIMEOUT_MS`).
@@ -24,67 +24,19 @@ const FOCUS_IN: &str = "\x1b[I";
 
 const DEFAULT_UNTIL: [AgentStatus; 3] = [AgentStatus::Idle, AgentStatus::Done, AgentStatus::Blocked];
 
-fn not_running() -> ApiError {
-    ApiError::new(ErrorCode::AgentNotRunning, "agent is no longer running in the target pane")
-}
-
 fn timed_out() -> ApiError {
     ApiError::new(ErrorCode::Timeout, "timed out waiting for agent status")
 }
 
-/// The identity a wait follows.
-#[derive(Debug, Clone)]
-struct Pin {
-    key: PaneKey,
-    pane_id: String,
-    terminal_id: String,
-    agent: Option<String>,
-    name: Option<String>,
-}
-
-impl Pin {
-    fn new(key: PaneKey, info: &AgentInfo, target: &str) -> Self {
-        Pin {
-            key,
-            pane_id: info.pane_id.clone(),
-            terminal_id: info.terminal_id.clone(),
-            agent: info.agent.clone(),
-            name: info.name.clone().filter(|n| n == target),
-        }
-    }
-
-    /// The agent's record now, or `agent_not_running` if it is no longer the pinned one.
-    fn probe(&self, shared: &Shared) -> Result<AgentInfo, ApiError> {
-        let info = shared.session().agent_info(self.key).ok_or_else(not_running)?;
-        let same_agent = self.agent.is_none() || info.agent == self.agent;
-        let same_name = self.name.is_none() || info.name == self.name;
-        if info.terminal_id != self.terminal_id || info.pane_id != self.pane_id || !same_agent || !same_name {
-            return Err(not_running());
-        }
-        Ok(info)
-    }
-}
-
-/// What a wait accepts.
-struct Goal<'a> {
-    until: &'a [AgentStatus],
-    /// A status in `until` seen in an event counts even if it is gone by the probe.
-    transient: bool,
-    /// Only records whose `state_change_seq` is above this count (prompt waits).
-    after_seq: Option<u64>,
-}
-
-impl Goal<'_> {
-    fn satisfied_by(&self, info: &AgentInfo) -> bool {
-        self.until.contains(&info.agent_status)
-            && self.after_seq.is_none_or(|seq| info.state_change_seq > seq)
-    }
+/// The pinned agent's record now, or `agent_not_running`.
+fn probe(shared: &Shared, pin: &AgentWait) -> Result<AgentInfo, ApiError> {
+    pin.check(shared.session().agent_info(pin.key))
 }
 
 /// Sleeps on the hub from `cursor` until the pinned agent meets `goal`.
 async fn settle(
     shared: &Shared,
-    pin: &mut Pin,
+    pin: &mut AgentWait,
     mut cursor: u64,
     goal: &Goal<'_>,
 ) -> Result<AgentInfo, ApiError> {
@@ -93,43 +45,16 @@ async fn settle(
     loop {
         for (seq, event) in shared.hub.since(cursor).events {
             cursor = seq;
-            match &*event {
-                Event::PaneAgentStatusChanged { pane_id, agent_status, .. }
-                    if *pane_id == pin.pane_id && goal.transient && goal.until.contains(agent_status) =>
-                {
-                    transient = Some(*agent_status);
+            match pin.see(&event, goal) {
+                Seen::Nothing => {}
+                Seen::Passed(status) => transient = Some(status),
+                Seen::Released(final_status) => {
+                    return goal.on_release(shared.session().agent_info(pin.key), final_status);
                 }
-                Event::PaneAgentDetected { pane_id, agent, released, final_status, .. }
-                    if *pane_id == pin.pane_id =>
-                {
-                    if *released {
-                        let info = shared.session().agent_info(pin.key).ok_or_else(not_running)?;
-                        return match final_status {
-                            Some(status) if goal.until.contains(status) => {
-                                Ok(AgentInfo { agent_status: *status, ..info })
-                            }
-                            _ => Err(not_running()),
-                        };
-                    }
-                    match &pin.agent {
-                        // A launch that had no agent yet follows the first one detected.
-                        None => pin.agent.clone_from(agent),
-                        Some(pinned) if agent.as_ref() != Some(pinned) => return Err(not_running()),
-                        Some(_) => {}
-                    }
-                }
-                Event::PaneClosed { pane_id, .. } | Event::PaneExited { pane_id, .. }
-                    if *pane_id == pin.pane_id =>
-                {
-                    return Err(not_running());
-                }
-                Event::PaneMoved { previous_pane_id, .. } if *previous_pane_id == pin.pane_id => {
-                    return Err(not_running());
-                }
-                _ => {}
+                Seen::Gone => return Err(not_running()),
             }
         }
-        let info = pin.probe(shared)?;
+        let info = probe(shared, pin)?;
         if goal.satisfied_by(&info) {
             return Ok(info);
         }
@@ -146,7 +71,7 @@ async fn settle(
 /// `settle` bounded by `limit`; on expiry one last probe decides, else `timeout`.
 async fn settle_within(
     shared: &Shared,
-    pin: &mut Pin,
+    pin: &mut AgentWait,
     cursor: u64,
     goal: &Goal<'_>,
     limit: Option<Duration>,
@@ -156,7 +81,7 @@ async fn settle_within(
     match tokio::time::timeout(limit, settle(shared, &mut inner, cursor, goal)).await {
         Ok(outcome) => outcome,
         Err(_) => {
-            let info = inner.probe(shared)?;
+            let info = probe(shared, &inner)?;
             if goal.satisfied_by(&info) { Ok(info) } else { Err(timed_out()) }
         }
     }
@@ -177,7 +102,7 @@ pub async fn wait(shared: &Shared, p: AgentWaitParams) -> Result<ApiResult, Fail
     if until.contains(&info.agent_status) {
         return Ok(ApiResult::AgentInfo { agent: Box::new(info) });
     }
-    let mut pin = Pin::new(key, &info, &p.target);
+    let mut pin = AgentWait::new(key, &info, &p.target);
     let goal = Goal { until: &until, transient: true, after_seq: None };
     let limit = p.timeout_ms.map(Duration::from_millis);
     let info = settle_within(shared, &mut pin, cursor, &goal, limit).await?;
@@ -208,7 +133,7 @@ pub async fn prompt(shared: &Shared, p: AgentPromptParams) -> Result<ApiResult, 
         )
         .into());
     }
-    let mut pin = Pin::new(key, &info, &p.target);
+    let mut pin = AgentWait::new(key, &info, &p.target);
     let seq_before = info.state_change_seq;
     let was_working = info.agent_status == AgentStatus::Working;
     let target = pane_target(key, &info);
@@ -220,7 +145,7 @@ pub async fn prompt(shared: &Shared, p: AgentPromptParams) -> Result<ApiResult, 
     send(shared, &target, WorkerRequest::SendKeys(vec!["Enter".to_owned()])).await?;
     let sent = Instant::now();
     let Some(wait) = p.wait else {
-        return Ok(ApiResult::AgentPrompted { agent: Box::new(pin.probe(shared)?) });
+        return Ok(ApiResult::AgentPrompted { agent: Box::new(probe(shared, &pin)?) });
     };
     let until = until_or_default(wait.until);
     let limit = wait.timeout_ms.map(Duration::from_millis);
@@ -237,7 +162,7 @@ pub async fn prompt(shared: &Shared, p: AgentPromptParams) -> Result<ApiResult, 
 /// Waits up to `min(limit, 5 s)` for any effective state change after the prompt.
 async fn activity_gate(
     shared: &Shared,
-    pin: &mut Pin,
+    pin: &mut AgentWait,
     cursor: u64,
     seq_before: u64,
     limit: Option<Duration>,
@@ -255,7 +180,7 @@ async fn activity_gate(
     match settle_within(shared, pin, cursor, &goal, Some(gate)).await {
         Ok(_) => Ok(()),
         Err(e) if e.code == ErrorCode::Timeout && limit.is_none_or(|l| l > PROMPT_ACTIVITY_GATE) => {
-            let info = pin.probe(shared)?;
+            let info = probe(shared, pin)?;
             let status = serde_json::to_value(info.agent_status)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_owned))
@@ -282,7 +207,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::session::Effects;
+    use crate::session::{Effects, PaneKey};
 
     /// A supervisor state with one workspace of one pane whose worker never started: the tests
     /// play the worker by feeding frames to the session.
@@ -347,7 +272,7 @@ mod tests {
         let info = shared.session().agent_info(key).expect("agent");
         feed(&shared, |s| s.agent_screen(key, &verdict(DetectedState::Blocked)));
         feed(&shared, |s| s.agent_screen(key, &verdict(DetectedState::Working)));
-        let mut pin = Pin::new(key, &info, "w1:p1");
+        let mut pin = AgentWait::new(key, &info, "w1:p1");
         let goal = Goal { until: &[AgentStatus::Blocked], transient: true, after_seq: None };
         let found = settle_within(&shared, &mut pin, cursor, &goal, Some(Duration::from_secs(1))).await;
         assert_eq!(found.map(|i| i.agent_status), Ok(AgentStatus::Blocked));
@@ -383,7 +308,7 @@ mod tests {
         let info = shared.session().agent_info(key).expect("agent");
         feed(&shared, |s| s.agent_screen(key, &verdict(DetectedState::Idle)));
         feed(&shared, |s| s.agent_identity(key, None, IdentityReason::Exited));
-        let mut pin = Pin::new(key, &info, "w1:p1");
+        let mut pin = AgentWait::new(key, &info, "w1:p1");
         let goal = Goal { until: &[AgentStatus::Done], transient: false, after_seq: None };
         let found = settle_within(&shared, &mut pin, cursor, &goal, Some(Duration::from_secs(1))).await;
         assert_eq!(found.map(|i| i.agent_status), Ok(AgentStatus::Done));

@@ -17,6 +17,7 @@ use crate::api::envelope::Failure;
 use crate::clients::calls;
 use crate::clients::commands::{self, CommandPlan};
 use crate::clients::notify::toast;
+use crate::config::CustomCommand;
 use crate::popups::{self, PopupError, PopupSpec};
 use crate::session::{HandleError, PaneKey};
 use crate::state::Shared;
@@ -70,6 +71,26 @@ impl Connection {
             toast(&self.hub.shared, "cannot edit scrollback", Some(problem.to_string()));
         }
     }
+}
+
+/// `command` as its key would run it, with the session's focus as it is now (`command.invoke`
+/// moves the focus to its target first); `selected_text` goes into a plugin action's context.
+pub(crate) async fn run_custom_command(
+    shared: &Shared,
+    command: &CustomCommand,
+    selected_text: Option<String>,
+) -> Result<(), CommandError> {
+    let snapshot = shared.session().snapshot();
+    let plan = commands::plan(command, &snapshot, &shared.config)
+        .ok_or_else(|| CommandError::Refused("no pane is focused".to_owned()))?;
+    let plan = match plan {
+        CommandPlan::PluginAction { action_id, mut context } => {
+            context.selected_text = selected_text;
+            CommandPlan::PluginAction { action_id, context }
+        }
+        other => other,
+    };
+    carry_out(shared, plan).await
 }
 
 /// `key`'s scrollback (up to the worker's read limit) in `$VISUAL`/`$EDITOR`/`vi`, in a new

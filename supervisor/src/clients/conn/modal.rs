@@ -9,7 +9,9 @@
 //! [`crate::clients::dialog`], [`crate::clients::confirm`], [`crate::clients::goto`]), drawing them
 //! ([`crate::render::draw_modal`]).
 
+use herdr_protocol::api::requests::{OptionalPlugin, PluginRequest};
 use herdr_protocol::api::{ApiResult, Request, SessionSnapshot};
+use herdr_ui::commands::pane_plugin_context;
 use ratatui_core::layout::Rect;
 use tokio::sync::watch;
 
@@ -21,6 +23,7 @@ use crate::clients::confirm::{CloseConfirm, ConfirmKey};
 use crate::clients::dialog::{DialogKey, RenameDialog, RenameTarget};
 use crate::clients::goto::{GotoInput, GotoPicker};
 use crate::clients::menu::{ContextMenu, MenuInput};
+use crate::clients::notify::toast;
 use crate::keymap::{InputEvent, Mode, Modifiers, MouseButton, MouseEvent, MouseKind};
 use crate::render::{ModalView, dialog_rect};
 
@@ -255,6 +258,7 @@ impl Connection {
             UiStep::EditScrollback => self.edit_scrollback().await,
             UiStep::Goto => self.modals.set(Some(Modal::Goto(GotoPicker::new(&snapshot)))),
             UiStep::OpenWorktree(workspace_id) => self.open_worktree_menu(&workspace_id).await,
+            UiStep::PluginActions(pane_id) => self.open_plugin_actions_menu(&snapshot, &pane_id).await,
             UiStep::OpenNotificationTarget => {
                 let open = |pane: &str| snapshot.panes.iter().any(|p| p.pane_id == pane);
                 let target = self.hub.shared.screens().open_alert_target(open);
@@ -311,6 +315,40 @@ impl Connection {
         }
     }
 }
+
+impl Connection {
+    /// A pane menu's "Plugin actions…": the enabled plugins' actions as a menu in the middle of
+    /// the screen, each run with that pane as the focus of its context; a toast when none.
+    async fn open_plugin_actions_menu(&mut self, snapshot: &SessionSnapshot, pane_id: &str) {
+        let all = || OptionalPlugin { plugin_id: None };
+        let Some(ApiResult::PluginList { plugins }) =
+            self.request(Request::Plugin(PluginRequest::List(all()))).await
+        else {
+            return;
+        };
+        let Some(ApiResult::PluginActionList { actions }) =
+            self.request(Request::Plugin(PluginRequest::ActionList(all()))).await
+        else {
+            return;
+        };
+        let enabled = |id: &str| plugins.iter().any(|p| p.enabled && p.plugin_id == id);
+        let actions: Vec<_> = actions.into_iter().filter(|a| enabled(&a.plugin_id)).collect();
+        let Some(context) = pane_plugin_context(snapshot, pane_id, PLUGIN_MENU_SOURCE) else { return };
+        let screen = self.screen();
+        let at = (screen.width / 3, screen.height / 3);
+        match ContextMenu::plugin_actions(&actions, &context, at) {
+            Some(menu) => self.modals.set(Some(Modal::Menu(menu))),
+            None => toast(
+                &self.hub.shared,
+                "no plugin actions",
+                Some("no enabled plugin declares [[actions]]".into()),
+            ),
+        }
+    }
+}
+
+/// The `invocation_source` of an action chosen from the plugin actions menu.
+pub const PLUGIN_MENU_SOURCE: &str = "context_menu";
 
 fn focused_index(snapshot: &SessionSnapshot) -> Option<usize> {
     snapshot.workspaces.iter().position(|w| w.focused)

@@ -3,17 +3,21 @@
 //! pane's scrollbar moves its view through the history; the wheel and clicks over a pane go to
 //! that pane's worker, which knows whether its program asked for mouse reports (else a wheel
 //! scrolls the scrollback, or sends arrows on the alternate screen). A left press on a pane
-//! whose program takes no mouse reports (or with shift) selects text instead (`super::select`).
+//! whose program takes no mouse reports (or with shift) selects text instead (`super::select`);
+//! with ctrl on a URL it opens the link (a plugin link handler, else the desktop's opener).
 //!
 //! Not here: what is under a cell (the compositor's [`hit_test`]) and what the program receives
 //! (the worker encodes for its program's mouse mode).
 
 use crate::clients::calls;
-use herdr_protocol::api::{PaneLayoutSplit, SessionSnapshot};
+use herdr_protocol::api::requests::PaneLinkActivateParams;
+use herdr_protocol::api::{ApiResult, PaneId, PaneLayoutSplit, SessionSnapshot};
 use herdr_protocol::ipc::{PaneMouse, PaneMouseAction, PaneMouseButton, ScrollTo, WorkerRequest};
 use ratatui_core::layout::Rect;
 
 use super::Connection;
+use crate::api::envelope::Failure;
+use crate::clients::notify::toast;
 use crate::clients::paint::{self, render_options};
 use crate::keymap::{Modifiers, MouseButton, MouseEvent, MouseKind};
 use crate::render::{FrameLayout, Hit, ViewModel, hit_test, scrollbar_offset, split_path, split_ratio_at};
@@ -129,6 +133,14 @@ impl Connection {
                 }
                 None
             }
+            Target::Pane { pane_id, content }
+                if left
+                    && event.mods.contains(Modifiers::CTRL)
+                    && inside(content, event)
+                    && self.open_link(&pane_id, content, event).await =>
+            {
+                None
+            }
             Target::Pane { pane_id, content } => {
                 let key = panes.iter().find(|(_, id)| *id == pane_id).map(|(key, _)| *key);
                 if let Some(key) = key.filter(|_| inside(content, event))
@@ -146,6 +158,31 @@ impl Connection {
             let method = request.method();
             if let Some(Err(e)) = self.hub.shared.session_call(request).await {
                 log::debug!("mouse {method} failed: {e:?}");
+            }
+        }
+    }
+
+    /// A ctrl+click on a pane: the URL under the cell goes to a plugin link handler or the
+    /// desktop's opener (`pane.link.activate`'s way). False when there is no URL there, so the
+    /// click is an ordinary one.
+    async fn open_link(&self, pane_id: &str, content: Rect, event: &MouseEvent) -> bool {
+        let params = PaneLinkActivateParams {
+            pane_id: PaneId::new(pane_id),
+            viewport_row: event.y - content.y,
+            col: event.x - content.x,
+            offset_from_bottom: None,
+            content_revision: None,
+        };
+        match crate::api::links::activate(&self.hub.shared, params).await {
+            Ok(ApiResult::PaneLinkActivated { handled, .. }) => handled,
+            Ok(_) => false,
+            Err(Failure::Api(e) | Failure::Probe(e)) => {
+                toast(&self.hub.shared, "cannot open the link", Some(e.message));
+                true
+            }
+            Err(Failure::BadRequest(reason)) => {
+                toast(&self.hub.shared, "cannot open the link", Some(reason));
+                true
             }
         }
     }

@@ -115,7 +115,7 @@ impl PaneTask {
             }
             let frame = match tokio::time::timeout_at(deadline, self.worker.frames.recv()).await {
                 Err(_) => return Answer::TimedOut,
-                Ok(Some(Incoming::Frame(frame, _))) => frame,
+                Ok(Some(Incoming::Frame(frame, _))) => *frame,
                 Ok(Some(Incoming::Closed) | None) => return Answer::Died,
             };
             match frame {
