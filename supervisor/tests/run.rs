@@ -214,11 +214,12 @@ fn a_crashed_supervisors_panes_are_adopted_and_a_stopped_ones_layout_restored() 
     third.stop();
 }
 
-/// Types `echo <word>` and waits for the word on a line of its own: the shell is past its rc
-/// files (a shell killed while still reading them can leave their locks behind).
+/// Types `echo <word>` and waits for the shell to print it: the shell is past its rc files (a
+/// shell killed while still reading them can leave their locks behind). Typed ahead of the first
+/// prompt, the word shares its line with that prompt.
 fn echo(config: &ServerConfig, pane: &str, word: &str) {
     call(config, "pane.send_text", json!({"pane_id": pane, "text": format!("echo {word}\n")}));
-    wait_until(word, || found_in(recent(config, pane), |t| t.contains(&format!("\n{word}"))));
+    wait_until(word, || found_in(recent(config, pane), |t| printed(t, word)));
 }
 
 #[test]
