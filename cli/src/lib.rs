@@ -53,17 +53,14 @@ use crate::request::{ApiCall, Caller, UsageError};
 use crate::server::ServerAction;
 use crate::target::Target;
 
-/// Printed (exit 2) for `herdr` without a subcommand until the terminal UI exists.
-pub const NO_TUI_MESSAGE: &str = "herdr: the terminal UI (attaching with plain `herdr`) is not built yet.\n\
-Start a server with `herdr server --detach` (or `herdr server` in the foreground), then drive it with\n\
-subcommands, e.g. `herdr workspace create`, `herdr pane list`, `herdr pane run <PANE_ID> <COMMAND>`,\n\
-`herdr pane read <PANE_ID>`. See `herdr --help`.";
-
 /// Runs the CLI on `args` (including the program name) and returns the process exit code.
 /// `herdr --remote` is run by the `herdr-remote` binary beside this one ([`remote_bin`]): only it
 /// links ssh, so no other command pays for loading libssl and libcrypto (about 1 ms a call).
 pub fn main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let args: Vec<OsString> = args.into_iter().collect();
+    if let Some(session) = bare_attach(&args) {
+        return output::emit(attach::run(session.as_deref(), &PathEnv::from_process_env()));
+    }
     let (cli, session) = match parse(args.clone()) {
         Ok(parsed) => parsed,
         Err(code) => return code,
@@ -78,6 +75,14 @@ pub fn main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     output::emit(rendered)
+}
+
+/// `Some(session)` when `args` is plain `herdr`, perhaps with `--session NAME`: the command
+/// people run most attaches without building clap's tree of every subcommand, which cost a
+/// hundred page faults and a few tenths of a millisecond before the first frame.
+fn bare_attach(args: &[OsString]) -> Option<Option<String>> {
+    let (kept, session) = extract_session(args.to_vec()).ok()?;
+    (kept.len() <= 1).then_some(session)
 }
 
 /// The `herdr-remote` binary: `herdr --remote` handed it its own arguments.
@@ -258,8 +263,7 @@ fn dispatch(command: Command, session: Option<&str>, caller: &Caller) -> Rendere
     let target = || Target::resolve(session, &env).map_err(|err| Rendered::usage(&format!("herdr: {err}")));
     let result = match plan {
         Plan::Schema(args) => Ok(api::schema(&args)),
-        Plan::Session(session::SessionCommand::Attach { name }) => Ok(attach::run_named(&name, &env)),
-        Plan::Session(cmd) => Ok(session::run(&cmd, &env, NO_TUI_MESSAGE)),
+        Plan::Session(cmd) => Ok(session::run(&cmd, &env)),
         Plan::Integration(cmd) => Ok(integration::run(&cmd, &herdr_integrations::Env::from_process_env())),
         Plan::Update(args) => Ok(update::run(&args, session, &env)),
         Plan::Completion(shell) => {

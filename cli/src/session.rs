@@ -11,7 +11,7 @@ use herdr_protocol::paths::{
     self, API_SOCKET_NAME, CLIENT_SOCKET_NAME, DEFAULT_SESSION_NAME, PathEnv, SESSIONS_DIR_NAME, SessionName,
 };
 
-use crate::output::{EXIT_ERROR, EXIT_USAGE, Rendered};
+use crate::output::{EXIT_ERROR, Rendered};
 use crate::server::stop_server;
 
 #[derive(Debug, Subcommand)]
@@ -113,29 +113,23 @@ fn json_line(value: &impl Serialize) -> Rendered {
     }
 }
 
-/// Runs a session subcommand. `attach_message` is what `session attach` prints until the
-/// terminal UI exists.
-pub fn run(command: &SessionCommand, env: &PathEnv, attach_message: &str) -> Rendered {
-    let config_dir = match paths::config_dir(
-        env.xdg_config_home.as_deref().map(Path::new),
-        env.home.as_deref().map(Path::new),
-    ) {
-        Ok(dir) => dir,
-        Err(err) => return Rendered::usage(&format!("herdr: {err}")),
+/// Runs a session subcommand (`session attach` is [`crate::attach::run_named`]).
+pub fn run(command: &SessionCommand, env: &PathEnv) -> Rendered {
+    let config_dir = || {
+        paths::config_dir(env.xdg_config_home.as_deref().map(Path::new), env.home.as_deref().map(Path::new))
+            .map_err(|err| Rendered::usage(&format!("herdr: {err}")))
     };
-    match command {
-        SessionCommand::List { json } => match list(&config_dir) {
+    let answer = match command {
+        SessionCommand::Attach { name } => return crate::attach::run_named(name, env),
+        SessionCommand::List { json } => config_dir().map(|dir| match list(&dir) {
             Ok(sessions) if *json => json_line(&serde_json::json!({"sessions": sessions})),
             Ok(sessions) => Rendered::stdout(table(&sessions)),
             Err(err) => Rendered::stderr(format!("cannot list sessions: {err}\n"), EXIT_ERROR),
-        },
-        SessionCommand::Attach { name } => match SessionName::parse(name) {
-            Ok(_) => Rendered::stderr(format!("{attach_message}\n"), EXIT_USAGE),
-            Err(err) => Rendered::usage(&format!("herdr: {err}")),
-        },
-        SessionCommand::Stop { name, json } => stop(&config_dir, name, *json),
-        SessionCommand::Delete { name, json } => delete(&config_dir, name, *json),
-    }
+        }),
+        SessionCommand::Stop { name, json } => config_dir().map(|dir| stop(&dir, name, *json)),
+        SessionCommand::Delete { name, json } => config_dir().map(|dir| delete(&dir, name, *json)),
+    };
+    answer.unwrap_or_else(|usage| usage)
 }
 
 fn stop(config_dir: &Path, name: &str, json: bool) -> Rendered {

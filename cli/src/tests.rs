@@ -471,3 +471,16 @@ fn option_values_that_do_not_parse_say_why() {
         assert!(error.contains(message), "{argv:?}: {error}");
     }
 }
+
+#[test]
+fn plain_herdr_attaches_without_parsing_and_anything_else_goes_to_clap() {
+    let bare = |argv: &[&str]| bare_attach(&os(argv));
+    assert_eq!(bare(&["herdr"]), Some(None));
+    assert_eq!(bare(&["herdr", "--session", "work"]), Some(Some("work".to_owned())));
+    assert_eq!(bare(&["herdr", "--session=work"]), Some(Some("work".to_owned())));
+    // clap says what is wrong with these, or runs them.
+    assert_eq!(bare(&["herdr", "--session"]), None);
+    assert_eq!(bare(&["herdr", "--help"]), None);
+    assert_eq!(bare(&["herdr", "pane", "list"]), None);
+    assert_eq!(bare(&["herdr", "--remote", "host"]), None);
+}

@@ -54,7 +54,7 @@ fn a_listening_socket_is_running() {
 #[test]
 fn json_list_keeps_field_order() {
     let (tmp, _config) = config();
-    let rendered = run(&SessionCommand::List { json: true }, &env_for(tmp.path()), "");
+    let rendered = run(&SessionCommand::List { json: true }, &env_for(tmp.path()));
     let value: Value = serde_json::from_str(&rendered.stdout).expect("json");
     let keys: Vec<&String> = value["sessions"][0].as_object().expect("object").keys().collect();
     assert_eq!(keys, ["name", "default", "running", "socket_path", "session_dir"]);
@@ -66,18 +66,18 @@ fn delete_removes_a_stopped_session_and_refuses_the_rest() {
     let env = env_for(tmp.path());
     let dir = config.join("sessions").join("old");
     std::fs::create_dir_all(&dir).expect("mkdir");
-    let rendered = run(&SessionCommand::Delete { name: "old".into(), json: false }, &env, "");
+    let rendered = run(&SessionCommand::Delete { name: "old".into(), json: false }, &env);
     assert_eq!(rendered, Rendered::stdout("deleted session old\n"));
     assert!(!dir.exists());
 
-    let rendered = run(&SessionCommand::Delete { name: "default".into(), json: false }, &env, "");
+    let rendered = run(&SessionCommand::Delete { name: "default".into(), json: false }, &env);
     assert_eq!(rendered.exit, EXIT_ERROR);
     assert!(rendered.stderr.contains("\"session_delete_failed\""), "{}", rendered.stderr);
 
     let live = config.join("sessions").join("live");
     std::fs::create_dir_all(&live).expect("mkdir");
     let _listener = UnixListener::bind(live.join("herdr.sock")).expect("bind");
-    let rendered = run(&SessionCommand::Delete { name: "live".into(), json: true }, &env, "");
+    let rendered = run(&SessionCommand::Delete { name: "live".into(), json: true }, &env);
     assert!(
         rendered.stderr.contains("session live is running; stop it before deleting"),
         "{}",
@@ -89,12 +89,12 @@ fn delete_removes_a_stopped_session_and_refuses_the_rest() {
 #[test]
 fn stop_reports_a_session_that_is_not_running() {
     let (tmp, _config) = config();
-    let rendered = run(&SessionCommand::Stop { name: "idle".into(), json: false }, &env_for(tmp.path()), "");
+    let rendered = run(&SessionCommand::Stop { name: "idle".into(), json: false }, &env_for(tmp.path()));
     assert_eq!(rendered.exit, EXIT_ERROR);
     let value: Value = serde_json::from_str(&rendered.stderr).expect("json");
     assert_eq!(value["error"]["code"], "session_stop_failed");
     assert!(value["error"]["message"].as_str().expect("message").starts_with("session idle is not running"));
 
-    let rendered = run(&SessionCommand::Stop { name: "a/b".into(), json: false }, &env_for(tmp.path()), "");
+    let rendered = run(&SessionCommand::Stop { name: "a/b".into(), json: false }, &env_for(tmp.path()));
     assert!(rendered.stderr.contains("\"invalid_session_name\""), "{}", rendered.stderr);
 }
