@@ -37,6 +37,11 @@ impl<K: Copy + Eq + Hash + Ord> Visible<K> {
         changes
     }
 
+    /// The panes recorded as visible, in no order.
+    pub fn shown(&self) -> impl Iterator<Item = &K> {
+        self.shown.iter()
+    }
+
     /// Records `focused` (a visible pane, or none) as the focused one; returns what changed:
     /// `(pane, now focused)`, the pane losing focus first.
     pub fn focus(&mut self, focused: Option<K>) -> Vec<(K, bool)> {

@@ -205,6 +205,11 @@ impl Screens {
         Some((mirror.marks.rows_since(painted)?, mirror.changes))
     }
 
+    /// Whether a full frame of `key`'s screen has come from its worker.
+    fn has_grid(&self, key: PaneKey) -> bool {
+        self.mirrors().get(&key).is_some_and(|m| m.grid.is_some())
+    }
+
     /// Moves whenever something other than a mirrored grid's rows changed on screen.
     fn chrome(&self) -> u64 {
         self.chrome.load(Ordering::Relaxed)

@@ -46,6 +46,9 @@ pub(super) const FRAME_INTERVAL: Duration = Duration::from_millis(8);
 const BACKGROUND_FRAME_INTERVAL: Duration = Duration::from_millis(BACKGROUND_FRAME_INTERVAL_MS * 3 / 4);
 /// How long after a keystroke a change of the focused pane still counts as its echo.
 const ECHO_WINDOW: Duration = Duration::from_millis(250);
+/// How long an attaching client's first frame waits for the screens of the panes it shows (their
+/// workers answer within a millisecond; one that is restarting is drawn empty, then filled in).
+const FIRST_FRAME_PATIENCE: Duration = Duration::from_millis(100);
 /// How long a toast stays on screen.
 pub(super) const TOAST_DURATION: Duration = Duration::from_secs(4);
 
@@ -146,10 +149,12 @@ pub(super) async fn run(
     // The frame before `last`, whose buffer the next paint draws into.
     let mut spare: Option<Buffer> = None;
     let mut last_paint: Option<Instant> = None;
-    // The first frame goes out before the panes' grids are mirrored (their workers only start
-    // sending damage once this client makes them visible), so it opens no frame slot: the frame
-    // that brings their contents is not held back by the frame interval.
+    // The first paint makes the panes visible, and their workers only then send their screens:
+    // the first frame waits for them (up to FIRST_FRAME_PATIENCE) instead of showing empty
+    // panes first, and it opens no frame slot, so whatever follows is not held back either.
     let mut first_frame = true;
+    let patience_until = Instant::now() + FIRST_FRAME_PATIENCE;
+    let mut held = false;
     let mut needs_paint = true;
     // Something besides pane rows woke the loop since the last paint: compose the whole frame.
     let mut whole = true;
@@ -217,18 +222,32 @@ pub(super) async fn run(
                     };
                     let (frame, title) = paint_frame(&hub, id, current, overlays, spare.take());
                     session_title = title;
-                    // Must name everything paint_frame draws over the panes after composing.
-                    let plain = current.mode == ModeBadge::Terminal
-                        && !current.help
-                        && toast.is_none()
-                        && shown_modal.is_none()
-                        && popup.is_none();
-                    repaint.full_painted(before, &frame, plain);
-                    let update = diff_frames(last.as_ref(), &frame);
-                    spare = last.replace(frame).map(|old| old.buffer);
-                    update
+                    if first_frame && Instant::now() < patience_until && !visibility::all_mirrored(&hub) {
+                        spare = Some(frame.buffer);
+                        held = true;
+                        None
+                    } else {
+                        // Must name everything paint_frame draws over the panes after composing.
+                        let plain = current.mode == ModeBadge::Terminal
+                            && !current.help
+                            && toast.is_none()
+                            && shown_modal.is_none()
+                            && popup.is_none();
+                        repaint.full_painted(before, &frame, plain);
+                        let update = diff_frames(last.as_ref(), &frame);
+                        spare = last.replace(frame).map(|old| old.buffer);
+                        update
+                    }
                 }
             };
+            if std::mem::take(&mut held) {
+                tokio::select! {
+                    _ = dirty.changed() => {}
+                    () = tokio::time::sleep_until(patience_until) => {}
+                }
+                whole = true;
+                continue;
+            }
             if let Some(update) = update {
                 let msg = match encoding {
                     Encoding::CellDiff => ServerToClient::Frame(update),

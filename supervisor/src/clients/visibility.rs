@@ -43,3 +43,11 @@ pub(super) fn sync(hub: &Hub, snapshot: &SessionSnapshot, panes: &[(PaneKey, Str
         }
     }
 }
+
+/// Whether every pane the workers were told is visible has a mirrored grid: false while the
+/// first screen of a pane just made visible is on its way.
+pub(super) fn all_mirrored(hub: &Hub) -> bool {
+    let visible = hub.visible.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let screens = hub.shared.screens();
+    visible.shown().all(|key| screens.has_grid(*key))
+}
