@@ -46,6 +46,16 @@ def mixed_output(path, megabytes):
     return written
 
 
+def engine_ceiling(bin_dir, data):
+    """MB/s of the parser alone on DATA (the `engine_feed` example beside the binaries), or None
+    when it was not built: how much of the pane's throughput the terminal engine leaves."""
+    exe = os.path.join(bin_dir, "examples", "engine_feed")
+    if not os.path.exists(exe):
+        return None
+    out = subprocess.run([exe, data], check=True, capture_output=True, text=True).stdout
+    return float(out.strip())
+
+
 def herdr_pane_size(herdr, pane):
     layout = herdr.call("pane.layout", {"pane_id": pane})["layout"]
     rect = next(p["rect"] for p in layout["panes"] if p["pane_id"] == pane)
@@ -138,6 +148,10 @@ def run(args, root):
         mb = size / (1024 * 1024)
         rows.insert(0, Row(f"consume {mb:.0f} MB mixed output (s)", h_time, t_time, "%.2f"))
         rows.insert(1, Row("consume throughput (MB/s)", mb / h_time, mb / t_time, "%.1f"))
+        ceiling = engine_ceiling(args.bin_dir, data)
+        if ceiling is not None:
+            rows.insert(2, Row("… the same bytes fed straight to the pane's libghostty-vt terminal, "
+                               "no PTY (MB/s; `engine_feed`)", ceiling, None, "%.1f"))
     finally:
         herdr.stop()
         if tmux:
