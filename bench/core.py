@@ -10,7 +10,7 @@ import statistics
 import subprocess
 import time
 
-from procfs import CLK_TCK, context_switches, cpu_ticks, percentile, rss_kib, tree
+from procfs import CLK_TCK, context_switches, cpu_ticks, percentile, rss_kib, switches_since, tree
 from report import Row
 from sessions import Herdr, Tmux
 
@@ -63,8 +63,8 @@ def herdr_pane_size(herdr, pane):
 
 
 def run(args, root):
-    """Returns the core suite's rows."""
-    rows = []
+    """Returns the core suite's rows and notes."""
+    rows, notes = [], []
     herdr = Herdr(args.bin_dir, root)
     tmux = None
     try:
@@ -92,8 +92,10 @@ def run(args, root):
         h_pids, t_pids = herdr.pids(), tree(tmux_pid)
         h_cpu = (cpu_ticks(h_pids) - h_cpu0) / CLK_TCK
         t_cpu = (cpu_ticks(t_pids) - t_cpu0) / CLK_TCK
-        h_cs = context_switches(h_pids) - h_cs0
-        t_cs = context_switches(t_pids) - t_cs0
+        (h_cs, h_gone), (t_cs, t_gone) = switches_since(h_cs0, h_pids), switches_since(t_cs0, t_pids)
+        if h_gone or t_gone:
+            notes.append(f"core: threads ended during the idle window (herdr {h_gone}, tmux {t_gone}); "
+                         "their switches in it are not counted")
         window = args.idle_seconds
         rows.append(Row(f"idle CPU over {window} s, whole tree, 20 shells (ms; tick = {1000 // CLK_TCK} ms)",
                         1000 * h_cpu, 1000 * t_cpu, "%.0f"))
@@ -156,4 +158,4 @@ def run(args, root):
         herdr.stop()
         if tmux:
             tmux.stop()
-    return rows
+    return rows, notes

@@ -91,8 +91,8 @@ def cpu_by_pid(pids):
 
 
 def context_switches(pids):
-    """voluntary + nonvoluntary context switches of every thread of every process."""
-    total = 0
+    """{(pid, tid): voluntary + nonvoluntary context switches} of every thread of every process."""
+    counts = {}
     for pid in pids:
         try:
             tids = os.listdir(f"/proc/{pid}/task")
@@ -101,12 +101,20 @@ def context_switches(pids):
         for tid in tids:
             try:
                 with open(f"/proc/{pid}/task/{tid}/status") as f:
-                    for line in f:
-                        if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
-                            total += int(line.split()[1])
+                    counts[(pid, tid)] = sum(int(line.split()[1]) for line in f
+                                             if line.startswith(("voluntary_ctxt_switches",
+                                                                 "nonvoluntary_ctxt_switches")))
             except OSError:
                 pass
-    return total
+    return counts
+
+
+def switches_since(before, pids):
+    """(context switches since BEFORE, a context_switches() reading, of the threads alive now:
+    new ones count whole; threads that ended since, whose last switches are lost with them)."""
+    now = context_switches(pids)
+    total = sum(n - before.get(thread, 0) for thread, n in now.items())
+    return total, len(before.keys() - now.keys())
 
 
 def rss_kib(pid):
