@@ -154,7 +154,6 @@ pub(super) async fn run(
     // panes first, and it opens no frame slot, so whatever follows is not held back either.
     let mut first_frame = true;
     let patience_until = Instant::now() + FIRST_FRAME_PATIENCE;
-    let mut held = false;
     let mut needs_paint = true;
     // Something besides pane rows woke the loop since the last paint: compose the whole frame.
     let mut whole = true;
@@ -209,6 +208,7 @@ pub(super) async fn run(
                 Some(last) if quiet => repaint.rows(shared.screens(), last),
                 _ => None,
             };
+            let mut held = false;
             let update = match quick {
                 Some(update) => update,
                 None => {
@@ -240,7 +240,7 @@ pub(super) async fn run(
                     }
                 }
             };
-            if std::mem::take(&mut held) {
+            if held {
                 tokio::select! {
                     _ = dirty.changed() => {}
                     () = tokio::time::sleep_until(patience_until) => {}
