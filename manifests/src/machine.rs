@@ -11,8 +11,10 @@
 //! made when the pane printed something since the last probe. A program starting, exiting or
 //! handing the terminal to another prints (its own screen, the shell's prompt, the typed command's
 //! echo), and the worker's `tcgetpgrp` on output calls [`Detector::note_foreground_changed`]; a
-//! recheck of a silent pane could only find what the last one found. So a quiet pane parks its
-//! probe timer and its next output probes at once, and 200 idle agents cost no wake-ups at all.
+//! recheck of a silent pane could only find what the last one found. So a pane rechecks what it
+//! printed since its last probe on the cadence while it keeps printing and once `QUIET_RECHECK`
+//! (1 s) after it stops, then parks its probe timer (its next output after the cadence's time
+//! probes at once), and 200 idle agents cost no wake-ups at all a second after they go quiet.
 
 use std::time::{Duration, Instant};
 
@@ -36,6 +38,9 @@ pub const ACQUISITION_FAST_PROBE: Duration = Duration::from_millis(500);
 pub const ACQUISITION_SLOW_PROBE: Duration = Duration::from_secs(2);
 /// Output is scanned after it has been quiet this long (a redraw arrives in several reads)...
 pub const OUTPUT_SETTLE: Duration = Duration::from_millis(10);
+/// A steady pane that printed since its last identity probe is re-probed once it has been silent
+/// this long (or at the 5 s cadence if it keeps printing), and then needs no timer at all.
+pub const QUIET_RECHECK: Duration = Duration::from_secs(1);
 /// ...and no more often than this while it keeps streaming.
 pub const MIN_SCAN_INTERVAL: Duration = Duration::from_millis(50);
 
@@ -163,8 +168,8 @@ pub struct Detector {
     last_output_at: Option<Instant>,
     last_scan_at: Option<Instant>,
     scans_suspended: bool,
-    /// `None` while parked: steady, and nothing printed since the last probe.
-    next_probe_at: Option<Instant>,
+    /// The probe cadence's next time; a steady pane probes only after printing ([`Self::probe_due`]).
+    next_probe_at: Instant,
     last_probe_at: Option<Instant>,
     acquisition_started: Option<Instant>,
     queued: Vec<Publication>,
@@ -184,7 +189,7 @@ impl Detector {
             last_output_at: None,
             last_scan_at: None,
             scans_suspended: false,
-            next_probe_at: Some(now),
+            next_probe_at: now,
             last_probe_at: None,
             acquisition_started: Some(now),
             queued: Vec::new(),
@@ -204,15 +209,13 @@ impl Detector {
     pub fn note_output(&mut self, now: Instant) {
         self.dirty_since.get_or_insert(now);
         self.last_output_at = Some(now);
-        // A parked recheck runs at the first output after the quiet.
-        self.next_probe_at.get_or_insert(now);
     }
 
     /// The PTY's foreground process group changed (the worker checks `tcgetpgrp` on output):
     /// probe now and then on the acquisition cadence.
     pub fn note_foreground_changed(&mut self, now: Instant) {
         self.acquisition_started = Some(now);
-        self.next_probe_at = Some(now);
+        self.next_probe_at = now;
     }
 
     /// `pane.release_agent` was accepted: forget the agent and do not re-acquire it for 1 s.
@@ -225,7 +228,7 @@ impl Detector {
                 previous: Some(previous),
                 reason: AgentChangeReason::Released,
             });
-            self.next_probe_at = Some(now + RELEASE_REACQUIRE_SUPPRESSION);
+            self.next_probe_at = now + RELEASE_REACQUIRE_SUPPRESSION;
         }
     }
 
@@ -241,13 +244,9 @@ impl Detector {
     /// Runs whatever is due at `now`: identity probe, screen scan, idle confirmation, blocker
     /// refresh. Returns publications and the next deadline.
     pub fn poll(&mut self, now: Instant, manifests: &ManifestSet, view: &mut impl PaneView) -> Step {
-        if self.next_probe_at.is_some_and(|t| t <= now) {
-            if self.steady(now) && self.silent_since_probe() {
-                self.next_probe_at = None;
-            } else {
-                let foreground = view.foreground();
-                self.apply_probe(now, foreground);
-            }
+        if self.probe_due(now).is_some_and(|t| t <= now) {
+            let foreground = view.foreground();
+            self.apply_probe(now, foreground);
         }
         if self.scan_due().is_some_and(|t| t <= now) {
             let text = view.detection_text();
@@ -263,7 +262,7 @@ impl Detector {
             self.published.at = now;
             self.queued.push(Publication::State(report));
         }
-        let wake_at = [self.next_probe_at, self.scan_due(), self.refresh_due()].into_iter().flatten().min();
+        let wake_at = [self.probe_due(now), self.scan_due(), self.refresh_due()].into_iter().flatten().min();
         Step { publish: std::mem::take(&mut self.queued), wake_at }
     }
 
@@ -286,7 +285,7 @@ impl Detector {
             (None, None) => {}
         }
         self.last_probe_at = Some(now);
-        self.next_probe_at = Some(now + self.probe_interval(now));
+        self.next_probe_at = now + self.probe_interval(now);
     }
 
     /// Past the acquisition window with no misses counting: the probes are the steady rechecks.
@@ -295,9 +294,19 @@ impl Detector {
         !acquiring && self.misses == 0
     }
 
-    /// Probed before, and nothing printed since.
-    fn silent_since_probe(&self) -> bool {
-        self.last_probe_at.is_some_and(|probe| self.last_output_at.is_none_or(|output| output <= probe))
+    /// When the next identity probe runs. A steady pane probes only what it printed since its
+    /// last probe: at the cadence while it keeps printing, `QUIET_RECHECK` after it stops, and
+    /// never while it stays silent (parked: its next output finds the cadence's time passed).
+    fn probe_due(&self, now: Instant) -> Option<Instant> {
+        let next = self.next_probe_at;
+        if !self.steady(now) {
+            return Some(next);
+        }
+        match (self.last_probe_at, self.last_output_at) {
+            (Some(probe), Some(output)) if output > probe => Some(next.min(output + QUIET_RECHECK)),
+            (Some(_), _) => None,
+            (None, _) => Some(next),
+        }
     }
 
     fn probe_interval(&self, now: Instant) -> Duration {

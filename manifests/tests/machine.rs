@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use herdr_manifests::machine::{
     AGENT_MISS_CONFIRMATION_ATTEMPTS, AGENT_STARTUP_GRACE, OUTPUT_SETTLE, PENDING_IDLE_RECHECK,
-    PROCESS_RECHECK_IDENTIFIED, RELEASE_REACQUIRE_SUPPRESSION, STABLE_VISIBLE_SIGNAL_REFRESH,
+    PROCESS_RECHECK_IDENTIFIED, QUIET_RECHECK, RELEASE_REACQUIRE_SUPPRESSION, STABLE_VISIBLE_SIGNAL_REFRESH,
 };
 use herdr_manifests::{
     Agent, AgentChangeReason, AgentState, Detector, Foreground, ForegroundProcess, ManifestSet, PaneView,
@@ -211,14 +211,30 @@ fn a_quiet_pane_parks_its_identity_recheck_until_it_prints() {
     assert_eq!(step.wake_at, Some(rig.at(60500) + OUTPUT_SETTLE));
     let step = rig.poll(60510);
     assert_eq!(rig.pane.scans, scans + 1);
-    assert_eq!(step.wake_at, Some(rig.at(60500) + PROCESS_RECHECK_IDENTIFIED));
-    // Printing keeps the recheck on its 5 s cadence; silent again, it parks again.
+    assert_eq!(step.wake_at, None, "the probe saw that output; nothing printed since");
+    // Output after a probe is rechecked once the pane has been silent for QUIET_RECHECK, and
+    // then the pane parks again.
     rig.det.note_output(rig.at(62000));
-    rig.poll(62010);
-    assert_eq!(rig.poll(65500).wake_at.map(|t| t > rig.at(65500)), Some(true));
+    assert_eq!(rig.poll(62010).wake_at, Some(rig.at(62000) + QUIET_RECHECK));
+    assert_eq!(rig.poll(63000).wake_at, None);
     assert_eq!(rig.pane.probes, probes + 2);
-    assert_eq!(rig.poll(70500).wake_at, None);
-    assert_eq!(rig.pane.probes, probes + 2);
+    // Printing without a pause keeps the 5 s cadence, and its end is rechecked once it settles.
+    let cadence = 63000 + PROCESS_RECHECK_IDENTIFIED.as_millis() as u64;
+    for ms in (63500..=69000).step_by(500) {
+        rig.det.note_output(rig.at(ms));
+        rig.poll(ms);
+        let step = rig.poll(ms + 10);
+        // At the cadence the probe runs with this output and nothing is owed after it.
+        let owed = match ms.cmp(&cadence) {
+            std::cmp::Ordering::Less => Some(rig.at(cadence).min(rig.at(ms) + QUIET_RECHECK)),
+            std::cmp::Ordering::Equal => None,
+            std::cmp::Ordering::Greater => Some(rig.at(ms) + QUIET_RECHECK),
+        };
+        assert_eq!(step.wake_at, owed, "at {ms} ms");
+    }
+    assert_eq!(rig.pane.probes, probes + 3, "one cadence probe while printing");
+    assert_eq!(rig.poll(70000).wake_at, None);
+    assert_eq!(rig.pane.probes, probes + 4);
 }
 
 #[test]
