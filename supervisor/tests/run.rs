@@ -243,7 +243,7 @@ fn with_pane_history_a_stopped_servers_screens_come_back_only_onto_their_own_lay
     // Started afresh, the pane shows its old screen above the new shell's output.
     let second = start(config.clone());
     let replayed = recent(&config, &pane);
-    assert!(replayed.contains("\nprinted-before-the-stop"), "the old screen is replayed: {replayed:?}");
+    assert!(printed(&replayed, "printed-before-the-stop"), "the old screen is replayed: {replayed:?}");
     echo(&config, &pane, "typed-after-the-restart");
     second.stop();
 
