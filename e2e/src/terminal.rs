@@ -101,7 +101,7 @@ impl TerminalClient {
             if let Some(slot) =
                 self.screen.get_mut(usize::from(cell.y)).and_then(|r| r.get_mut(usize::from(cell.x)))
             {
-                *slot = cell.symbol.clone();
+                *slot = cell.symbol.to_string();
             }
         }
     }

@@ -9,6 +9,9 @@
 mod ansi;
 #[cfg(test)]
 mod tests;
+mod text;
+
+pub use text::CellText;
 
 use serde::{Deserialize, Serialize};
 use unicode_width::UnicodeWidthChar;
@@ -48,7 +51,7 @@ impl CellAttrs {
 /// next one, whose `text` is empty (the spacer). A blank cell is `" "`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GridCell {
-    pub text: String,
+    pub text: CellText,
     pub fg: GridColor,
     pub bg: GridColor,
     pub attrs: CellAttrs,
@@ -57,7 +60,7 @@ pub struct GridCell {
 impl Default for GridCell {
     fn default() -> Self {
         GridCell {
-            text: " ".into(),
+            text: CellText::BLANK,
             fg: GridColor::Default,
             bg: GridColor::Default,
             attrs: CellAttrs::default(),
@@ -126,9 +129,9 @@ impl PaneGrid {
                 // A short `cells` vector: nothing to write into.
                 continue;
             }
-            self.cells[index] = GridCell { text: ch.to_string(), fg, bg, attrs };
+            self.cells[index] = GridCell { text: ch.into(), fg, bg, attrs };
             if width == 2 {
-                self.cells[index + 1] = GridCell { text: String::new(), fg, bg, attrs };
+                self.cells[index + 1] = GridCell { text: CellText::EMPTY, fg, bg, attrs };
             }
             col += width;
         }
@@ -150,7 +153,7 @@ pub enum WireColor {
 pub struct CellUpdate {
     pub x: u16,
     pub y: u16,
-    pub symbol: String,
+    pub symbol: CellText,
     pub fg: WireColor,
     pub bg: WireColor,
     pub attrs: u16,

@@ -4,7 +4,7 @@
 //! Not here: when to read (the pane's event loop coalesces to one read per frame interval) and
 //! whether anyone looks (visibility is the supervisor's call).
 
-use herdr_protocol::grid::{CellAttrs, CursorPlacement, CursorShape, GridCell, GridColor};
+use herdr_protocol::grid::{CellAttrs, CellText, CursorPlacement, CursorShape, GridCell, GridColor};
 use herdr_protocol::ipc::{CopyView, GridDamage, PaneModes, ScrollPosition};
 use libghostty_vt::{
     Terminal,
@@ -130,15 +130,15 @@ fn read_cell(cell: &CellIteration<'_, '_>, text: &mut String) -> Result<GridCell
     let raw = cell.raw_cell()?;
     let symbol = match raw.wide()? {
         // The right half of a wide grapheme: the compositor skips it.
-        CellWide::SpacerTail => String::new(),
+        CellWide::SpacerTail => CellText::EMPTY,
         // Padding where a wide grapheme did not fit at the end of a wrapped row.
-        CellWide::SpacerHead => " ".to_owned(),
+        CellWide::SpacerHead => CellText::BLANK,
         CellWide::Narrow | CellWide::Wide => {
             text.clear();
             if raw.has_text()? {
                 cell.graphemes_utf8(text)?;
             }
-            if text.is_empty() { " ".to_owned() } else { text.clone() }
+            if text.is_empty() { CellText::BLANK } else { CellText::new(text) }
         }
     };
     let mut out = GridCell { text: symbol, ..GridCell::default() };

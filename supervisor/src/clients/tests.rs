@@ -235,7 +235,7 @@ fn damage_builds_the_mirrored_grid() {
         damage(true, vec![(0, vec![cell("a"), cell("b"), cell("c")]), (1, vec![cell("d")])], 3),
     );
     let row = |g: &PaneGrid, y: u16| {
-        (0..g.cols).map(|x| g.cell(x, y).expect("cell").text.clone()).collect::<String>()
+        (0..g.cols).map(|x| g.cell(x, y).expect("cell").text.to_string()).collect::<String>()
     };
     screens.with_grids(|g| {
         let grid = &g[&key];

@@ -64,7 +64,7 @@ pub(crate) fn cell_update(x: u16, y: u16, cell: &Cell) -> CellUpdate {
     CellUpdate {
         x,
         y,
-        symbol: cell.symbol().to_string(),
+        symbol: cell.symbol().into(),
         fg: wire_color(cell.fg),
         bg: wire_color(cell.bg),
         attrs: cell.modifier.bits(),

@@ -52,7 +52,7 @@ pub fn pane_cursor(content: Rect, grid: &PaneGrid) -> Option<CursorPlacement> {
 mod tests {
     use super::*;
     use crate::render::GridCell;
-    use herdr_protocol::grid::GridColor;
+    use herdr_protocol::grid::{CellText, GridColor};
     use unicode_width::UnicodeWidthChar;
 
     fn grid_with(rows: &[&str], cols: u16) -> PaneGrid {
@@ -62,11 +62,11 @@ mod tests {
             for ch in text.chars() {
                 let i = y * usize::from(cols) + x;
                 grid.cells[i] =
-                    GridCell { text: ch.to_string(), fg: GridColor::Indexed(3), ..GridCell::default() };
+                    GridCell { text: ch.into(), fg: GridColor::Indexed(3), ..GridCell::default() };
                 x += 1;
                 if ch.width().unwrap_or(1) > 1 {
                     // The wire form: a wide grapheme is followed by an empty spacer cell.
-                    grid.cells[i + 1] = GridCell { text: String::new(), ..GridCell::default() };
+                    grid.cells[i + 1] = GridCell { text: CellText::EMPTY, ..GridCell::default() };
                     x += 1;
                 }
             }

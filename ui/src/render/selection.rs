@@ -94,7 +94,7 @@ mod tests {
         let mut grid = PaneGrid::blank(22, 5);
         for (y, line) in lines.iter().enumerate() {
             for (x, c) in line.chars().enumerate() {
-                grid.cells[y * 22 + x] = GridCell { text: c.to_string(), ..GridCell::default() };
+                grid.cells[y * 22 + x] = GridCell { text: c.into(), ..GridCell::default() };
             }
         }
         grid.cursor.y = 4;

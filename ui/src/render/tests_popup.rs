@@ -17,7 +17,7 @@ fn grid(cols: u16, rows: u16, lines: &[&str]) -> PaneGrid {
         for (x, ch) in line.chars().enumerate() {
             let i = y * usize::from(cols) + x;
             if x < usize::from(cols) && i < grid.cells.len() {
-                grid.cells[i] = GridCell { text: ch.to_string(), ..GridCell::default() };
+                grid.cells[i] = GridCell { text: ch.into(), ..GridCell::default() };
             }
         }
     }
