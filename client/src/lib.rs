@@ -110,10 +110,26 @@ pub fn attach(client_socket: &Path) -> Result<ExitReason, AttachError> {
     attach_with(client_socket, AttachOptions::default())
 }
 
+/// This process's terminal opened afresh, read-write, for the supervisor to read and paint (its
+/// own open file description, so the supervisor making it non-blocking leaves ours alone); `None`
+/// when input or output is not that terminal. Opened by its own name where `/proc` tells it (the
+/// supervisor's descriptor then shows which terminal it is), else as `/dev/tty`.
+fn own_terminal() -> Option<std::fs::File> {
+    use std::io::IsTerminal;
+    if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
+        return None;
+    }
+    let named = std::fs::read_link("/proc/self/fd/0").ok().filter(|path| path.starts_with("/dev/"));
+    let path = named.unwrap_or_else(|| "/dev/tty".into());
+    std::fs::OpenOptions::new().read(true).write(true).open(path).ok()
+}
+
 /// [`attach()`] with the reconnect behaviour spelled out.
 pub fn attach_with(client_socket: &Path, options: AttachOptions) -> Result<ExitReason, AttachError> {
     let (cols, rows) = crossterm::terminal::size().map_err(AttachError::Terminal)?;
-    let link = connect_with_keys(client_socket, cols, rows, options.keys.as_deref())?;
+    let terminal = own_terminal();
+    let link = link::connect_offering(client_socket, cols, rows, options.keys.as_deref(), terminal.as_ref())?;
+    drop(terminal);
     let io = TerminalIo {
         input: Box::new(io::stdin()),
         output: Box::new(io::stdout()),

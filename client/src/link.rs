@@ -1,13 +1,16 @@
 //! The client's end of `herdr-client.sock`: connecting, the `Hello`/`Welcome` handshake, and
 //! reading and writing whole frames on a blocking socket.
 
+use std::fs::File;
 use std::io::{self, Read, Write};
+use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
 
 use herdr_protocol::client::{AttachRole, CLIENT_PROTOCOL_VERSION, ClientToServer, Encoding, ServerToClient};
 use herdr_protocol::ipc::{FrameDecoder, encode_frame};
+use sendfd::SendWithFd;
 
 use crate::AttachError;
 
@@ -19,6 +22,8 @@ const WELCOME_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Link {
     stream: UnixStream,
     frames: FrameDecoder,
+    /// The `Hello` carried this client's terminal (the supervisor may take it).
+    pub(crate) offered_terminal: bool,
 }
 
 /// Connects to `client_socket` and does the handshake for a `cols` × `rows` terminal that
@@ -35,15 +40,28 @@ pub fn connect_with_keys(
     rows: u16,
     keys: Option<&str>,
 ) -> Result<Link, AttachError> {
+    connect_offering(client_socket, cols, rows, keys, None)
+}
+
+/// [`connect_with_keys`], handing `terminal` (this client's terminal, opened read-write) over
+/// with the `Hello`: a supervisor that takes it reads the keys and writes the paints itself (see
+/// the client protocol's module doc).
+pub(crate) fn connect_offering(
+    client_socket: &Path,
+    cols: u16,
+    rows: u16,
+    keys: Option<&str>,
+    terminal: Option<&File>,
+) -> Result<Link, AttachError> {
     let stream = UnixStream::connect(client_socket)
         .map_err(|source| AttachError::Connect { path: client_socket.display().to_string(), source })?;
-    let mut link = Link { stream, frames: FrameDecoder::new() };
-    link.send(&ClientToServer::Hello {
-        version: CLIENT_PROTOCOL_VERSION,
-        cols,
-        rows,
-        encoding: Encoding::CellDiff,
-    })?;
+    let mut link = Link { stream, frames: FrameDecoder::new(), offered_terminal: terminal.is_some() };
+    let hello =
+        ClientToServer::Hello { version: CLIENT_PROTOCOL_VERSION, cols, rows, encoding: Encoding::CellDiff };
+    match terminal {
+        Some(terminal) => link.send_with_fd(&hello, terminal)?,
+        None => link.send(&hello)?,
+    }
     if let Some(keys) = keys {
         link.send(&ClientToServer::Keys(keys.to_owned()))?;
     }
@@ -62,7 +80,7 @@ pub fn connect_terminal(
 ) -> Result<Link, AttachError> {
     let stream = UnixStream::connect(client_socket)
         .map_err(|source| AttachError::Connect { path: client_socket.display().to_string(), source })?;
-    let mut link = Link { stream, frames: FrameDecoder::new() };
+    let mut link = Link { stream, frames: FrameDecoder::new(), offered_terminal: false };
     let version = CLIENT_PROTOCOL_VERSION;
     link.send(&ClientToServer::AttachTerminal { version, cols, rows, target: target.to_owned(), role })?;
     link.welcomed()
@@ -92,6 +110,18 @@ impl Link {
     pub fn send(&mut self, msg: &ClientToServer) -> io::Result<()> {
         let bytes = encode_frame(msg).map_err(io::Error::other)?;
         self.stream.write_all(&bytes)
+    }
+
+    /// Sends one message with `fd` attached to its first byte (`SCM_RIGHTS`).
+    fn send_with_fd(&mut self, msg: &ClientToServer, fd: &File) -> io::Result<()> {
+        let bytes = encode_frame(msg).map_err(io::Error::other)?;
+        let sent = loop {
+            match self.stream.send_with_fd(&bytes, &[fd.as_raw_fd()]) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                result => break result?,
+            }
+        };
+        self.stream.write_all(&bytes[sent..])
     }
 
     /// The next message; `None` when the server closed the connection.

@@ -138,13 +138,24 @@ impl Session {
     /// Runs until detach, the server stopping, the terminal closing, a refused reconnect, or no
     /// successful reconnect within the policy's give-up time.
     pub fn run(mut self) -> Result<ExitReason, AttachError> {
-        if let Some(input) = self.input.take() {
-            let shared = self.shared.clone();
-            thread::Builder::new().name("herdr-input".into()).spawn(move || forward_input(&shared, input))?;
+        // A terminal handed over with the `Hello` may be the supervisor's to read: input is
+        // read here only once it is clear that it is not (the first paint sent over the socket)
+        // or no longer (the connection ended).
+        if !self.link.offered_terminal {
+            self.read_input()?;
         }
         let result = self.serve();
         self.shared.disconnect();
         result
+    }
+
+    /// Starts forwarding the terminal's input, unless it already is forwarded.
+    fn read_input(&mut self) -> io::Result<()> {
+        if let Some(input) = self.input.take() {
+            let shared = self.shared.clone();
+            thread::Builder::new().name("herdr-input".into()).spawn(move || forward_input(&shared, input))?;
+        }
+        Ok(())
     }
 
     fn serve(&mut self) -> Result<ExitReason, AttachError> {
@@ -153,6 +164,9 @@ impl Session {
                 return Ok(reason);
             }
             self.shared.disconnect();
+            // The supervisor that read the terminal is gone: this client reads it again (and
+            // offers it to no later connection).
+            self.read_input()?;
             if self.shared.lock().terminal_closed {
                 return Ok(ExitReason::TerminalClosed);
             }
@@ -175,8 +189,22 @@ impl Session {
                 Err(_) => return Ok(Ended::Lost),
             };
             let bytes = match msg {
-                ServerToClient::Frame(update) => update.to_ansi(),
-                ServerToClient::Ansi(bytes) => bytes,
+                ServerToClient::Frame(update) => {
+                    self.read_input()?;
+                    update.to_ansi()
+                }
+                ServerToClient::Ansi(bytes) => {
+                    self.read_input()?;
+                    bytes
+                }
+                ServerToClient::TerminalTaken => {
+                    // The terminal is in raw mode on the alternate screen by now (the caller
+                    // entered it before `run`): the supervisor may paint into it.
+                    if let Some(outbox) = self.shared.lock().outbox.as_mut() {
+                        let _ = outbox.send(&ClientToServer::TerminalReady);
+                    }
+                    continue;
+                }
                 ServerToClient::Bell => b"\x07".to_vec(),
                 ServerToClient::Clipboard(text) => clipboard::osc52(&text),
                 ServerToClient::MouseCapture { enabled } => terminal::mouse_capture(enabled),

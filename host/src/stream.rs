@@ -1,5 +1,5 @@
 //! A socket read and written without wake-ups for write readiness: the supervisor's terminal
-//! client connections, which carry a frame per paint.
+//! client connections, which carry a frame per paint, and the terminals such a client hands over.
 //!
 //! A tokio `UnixStream` is registered for reading and writing for its whole life, and epoll is
 //! edge-triggered: every time the client drains what the paint task wrote, the kernel reports
@@ -7,53 +7,136 @@
 //! its wake-ups under a 60 Hz spinner. Here the socket is registered for reading only; a write
 //! goes straight to the socket and only a write the socket cannot take right now registers a
 //! duplicate descriptor for writability, for as long as that one write waits.
+//!
+//! The reading half of a socket also takes the descriptors a client passes with its bytes
+//! (`SCM_RIGHTS`; a local client passes its terminal), kept for [`Reader::take_fd`]. A terminal
+//! handed over that way is split the same way ([`split_terminal`]).
 
+use std::collections::VecDeque;
+use std::fs::File;
 use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream as StdStream;
 use std::sync::Arc;
 
+use sendfd::RecvWithFd;
 use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 use tokio::net::UnixStream;
 
 /// The reading half (registered for readability).
 #[derive(Debug)]
-pub struct ClientReader {
-    socket: Arc<AsyncFd<StdStream>>,
+pub struct Reader<S: AsRawFd> {
+    socket: Arc<AsyncFd<S>>,
+    /// Descriptors that arrived with the bytes read so far, oldest first.
+    fds: VecDeque<OwnedFd>,
 }
 
 /// The writing half (not registered; see the module doc).
 #[derive(Debug)]
-pub struct ClientWriter {
-    socket: Arc<AsyncFd<StdStream>>,
+pub struct Writer<S: AsRawFd> {
+    socket: Arc<AsyncFd<S>>,
+}
+
+/// A client connection's halves.
+pub type ClientReader = Reader<StdStream>;
+pub type ClientWriter = Writer<StdStream>;
+/// A handed-over terminal's halves.
+pub type TerminalReader = Reader<File>;
+pub type TerminalWriter = Writer<File>;
+
+/// What can be split: a descriptor readable and writable through a shared reference, that can
+/// be duplicated for a registration of its own.
+pub trait Halves: AsRawFd + Sized {
+    fn read_some(&self, buf: &mut [u8], fds: &mut VecDeque<OwnedFd>) -> io::Result<usize>;
+    fn write_some(&self, bytes: &[u8]) -> io::Result<usize>;
+    fn duplicate(&self) -> io::Result<Self>;
+}
+
+impl Halves for StdStream {
+    /// One `recvmsg`, keeping any descriptors that came with the bytes (close-on-exec).
+    fn read_some(&self, buf: &mut [u8], fds: &mut VecDeque<OwnedFd>) -> io::Result<usize> {
+        let mut raw: [RawFd; 4] = [-1; 4];
+        let (n, count) = self.recv_with_fd(buf, &mut raw)?;
+        for &fd in &raw[..count] {
+            // SAFETY: the kernel just installed this descriptor for us; nobody else owns it.
+            let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+            let _ = nix::fcntl::fcntl(&owned, nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC));
+            fds.push_back(owned);
+        }
+        Ok(n)
+    }
+
+    fn write_some(&self, bytes: &[u8]) -> io::Result<usize> {
+        (&*self).write(bytes)
+    }
+
+    fn duplicate(&self) -> io::Result<Self> {
+        self.try_clone()
+    }
+}
+
+impl Halves for File {
+    fn read_some(&self, buf: &mut [u8], _fds: &mut VecDeque<OwnedFd>) -> io::Result<usize> {
+        (&*self).read(buf)
+    }
+
+    fn write_some(&self, bytes: &[u8]) -> io::Result<usize> {
+        (&*self).write(bytes)
+    }
+
+    fn duplicate(&self) -> io::Result<Self> {
+        self.try_clone()
+    }
 }
 
 /// Splits an accepted connection into its halves.
 pub fn split(stream: UnixStream) -> io::Result<(ClientReader, ClientWriter)> {
     let std = stream.into_std()?;
     std.set_nonblocking(true)?;
-    let socket = Arc::new(register(std, Interest::READABLE)?);
-    Ok((ClientReader { socket: socket.clone() }, ClientWriter { socket }))
+    halves(std)
 }
 
-impl ClientReader {
+/// Splits a terminal a client handed over (it must be a terminal; it is made non-blocking,
+/// which only this process's open file description sees).
+pub fn split_terminal(fd: OwnedFd) -> io::Result<(TerminalReader, TerminalWriter)> {
+    if !nix::unistd::isatty(&fd).unwrap_or(false) {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "the descriptor is not a terminal"));
+    }
+    let flags = nix::fcntl::fcntl(&fd, nix::fcntl::FcntlArg::F_GETFL).map_err(io::Error::from)?;
+    let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
+    nix::fcntl::fcntl(&fd, nix::fcntl::FcntlArg::F_SETFL(flags)).map_err(io::Error::from)?;
+    halves(File::from(fd))
+}
+
+fn halves<S: Halves>(descriptor: S) -> io::Result<(Reader<S>, Writer<S>)> {
+    let socket = Arc::new(register(descriptor, Interest::READABLE)?);
+    Ok((Reader { socket: socket.clone(), fds: VecDeque::new() }, Writer { socket }))
+}
+
+impl<S: Halves> Reader<S> {
     /// Reads what has arrived (0 at end of stream), waiting until something has.
     pub async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             let mut ready = self.socket.readable().await?;
-            match ready.try_io(|socket| socket.get_ref().read(buf)) {
+            match ready.try_io(|socket| socket.get_ref().read_some(buf, &mut self.fds)) {
                 Ok(result) => return result,
                 Err(_would_block) => continue,
             }
         }
     }
+
+    /// The oldest descriptor that came with the bytes read so far, if any is left.
+    pub fn take_fd(&mut self) -> Option<OwnedFd> {
+        self.fds.pop_front()
+    }
 }
 
-impl ClientWriter {
+impl<S: Halves> Writer<S> {
     /// Writes all of `bytes`, waiting for room only when the socket is full.
     pub async fn write_all(&mut self, mut bytes: &[u8]) -> io::Result<()> {
         while !bytes.is_empty() {
-            match self.socket.get_ref().write(bytes) {
+            match self.socket.get_ref().write_some(bytes) {
                 Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
                 Ok(n) => bytes = &bytes[n..],
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -67,17 +150,17 @@ impl ClientWriter {
     /// Resolves once the socket can take more. A fresh edge-triggered registration reports the
     /// current state at once, so room that appeared before it is not missed.
     async fn room(&self) -> io::Result<()> {
-        let waiter = register(self.socket.get_ref().try_clone()?, Interest::WRITABLE)?;
+        let waiter = register(self.socket.get_ref().duplicate()?, Interest::WRITABLE)?;
         let _ready = waiter.writable().await?;
         Ok(())
     }
 }
 
-/// Registers `socket` with the runtime's reactor for `interest`.
-fn register(socket: StdStream, interest: Interest) -> io::Result<AsyncFd<StdStream>> {
-    // SAFETY: the stream owns its descriptor, which stays open and the same for as long as the
-    // AsyncFd (which owns the stream) lives.
-    unsafe { AsyncFd::register_with_interest(socket, interest) }.map_err(|e| e.into_parts().1)
+/// Registers `descriptor` with the runtime's reactor for `interest`.
+fn register<S: AsRawFd>(descriptor: S, interest: Interest) -> io::Result<AsyncFd<S>> {
+    // SAFETY: `S` (a socket or a file) owns its descriptor, which stays open and the same for as
+    // long as the AsyncFd (which owns `S`) lives.
+    unsafe { AsyncFd::register_with_interest(descriptor, interest) }.map_err(|e| e.into_parts().1)
 }
 
 #[cfg(test)]
@@ -101,6 +184,23 @@ mod tests {
         }
         writing.await.expect("join").expect("write_all");
         assert_eq!(got, expected);
+    }
+
+    #[tokio::test]
+    async fn a_descriptor_sent_with_the_bytes_is_kept_for_the_reader() {
+        use sendfd::SendWithFd;
+        let (a, b) = StdStream::pair().expect("socketpair");
+        a.set_nonblocking(true).expect("non-blocking");
+        let (mut reader, _writer) = split(UnixStream::from_std(a).expect("tokio stream")).expect("split");
+        let (pipe_read, _pipe_write) = std::io::pipe().expect("pipe");
+        assert_eq!(b.send_with_fd(b"hello", &[pipe_read.as_raw_fd()]).expect("send"), 5);
+        let mut buf = [0u8; 16];
+        assert_eq!(reader.read(&mut buf).await.expect("read"), 5);
+        let fd = reader.take_fd().expect("the descriptor came with the bytes");
+        assert!(reader.take_fd().is_none(), "one descriptor was sent");
+        // Not a terminal: refused, so the client is painted over the socket.
+        let refused = split_terminal(fd).map(|_| ()).expect_err("a pipe is no terminal");
+        assert_eq!(refused.kind(), io::ErrorKind::InvalidInput);
     }
 
     #[tokio::test]

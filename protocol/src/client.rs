@@ -17,6 +17,20 @@
 //! Keys are interpreted on the supervisor (prefix, bindings, modes), so `Input` carries the
 //! terminal's bytes exactly as read: keys, SGR mouse reports, bracketed paste, focus in/out.
 //!
+//! The terminal itself (a local client): a client may send its `Hello` with a descriptor of its
+//! terminal attached (`SCM_RIGHTS`, a fresh open of `/dev/tty`). A supervisor that takes it
+//! answers [`ServerToClient::TerminalTaken`] right after `Welcome` (and `MouseCapture`); the
+//! client then puts the terminal in raw mode on the alternate screen, says
+//! [`ClientToServer::TerminalReady`], and from then on reads nothing from its terminal and is
+//! sent no paints: the supervisor reads the keys and writes the paints (as [`FrameUpdate::to_ansi`]
+//! bytes) itself, which takes the client's two hops out of every keystroke's echo, as tmux's
+//! server does. Everything else (resizes, bells, the clipboard, notifications, window titles,
+//! `Shutdown`) still goes over the socket, and the supervisor writes nothing more to the terminal
+//! once it has sent `Shutdown`. A client whose connection ends without a `Shutdown` reads its
+//! terminal again; it offers it only on its first connection. A supervisor that predates this,
+//! or a client relayed through the remote bridge (whose bytes carry no descriptor), just goes on
+//! as before: the client starts reading its terminal at the first paint it is sent.
+//!
 //! Direct terminal attach (`herdr agent attach`, `herdr terminal attach`, `herdr terminal
 //! session observe|control`): the first frame is [`ClientToServer::AttachTerminal`] instead of
 //! `Hello`. The supervisor answers `Welcome` (with an `error` for an unknown target, or a pane
@@ -66,6 +80,10 @@ pub enum ClientToServer {
     /// terminal id, pane id or agent name, resolved as `agent.get` does) in a `cols` × `rows`
     /// terminal, as [`AttachRole`] says.
     AttachTerminal { version: u32, cols: u16, rows: u16, target: String, role: AttachRole },
+    /// The client's terminal is in raw mode on the alternate screen: a supervisor that sent
+    /// [`ServerToClient::TerminalTaken`] starts painting into it (see the module doc). Appended
+    /// last, like `TerminalTaken`, so every older message keeps its encoding.
+    TerminalReady,
 }
 
 /// What a direct terminal attach does with its pane.
@@ -109,6 +127,10 @@ pub enum ServerToClient {
     WindowTitle(Option<String>),
     /// A direct terminal attach's paint of its pane (see the module doc).
     Terminal(TerminalFrame),
+    /// The answer to a `Hello` that came with the client's terminal: the supervisor reads that
+    /// terminal's input and writes its paints itself, once the client says
+    /// [`ClientToServer::TerminalReady`] (see the module doc).
+    TerminalTaken,
 }
 
 /// One paint of a direct terminal attach: ready-to-write terminal bytes (synchronized output

@@ -280,6 +280,8 @@ impl Attach {
                 Handled::Repaint
             }
             ClientToServer::Detach => Handled::End(ShutdownReason::Detached),
+            // A direct attach never takes the terminal: nothing to get ready for.
+            ClientToServer::TerminalReady => Handled::Go,
             ClientToServer::Hello { .. } | ClientToServer::AttachTerminal { .. } => {
                 Handled::End(ShutdownReason::ProtocolError("a second handshake on one connection".into()))
             }

@@ -1,18 +1,20 @@
 //! One attached client's connection: the handshake, then input. Bytes go through the client's
 //! own decoder and keymap; keys the keymap passes through are written to the focused pane,
 //! actions become session methods. Painting is the paint task's job ([`super::paint`]), which
-//! owns the write half.
+//! owns the write half. A local client's terminal, when it hands it over with its `Hello`, is
+//! read here too (its bytes are the same input) and painted by the paint task once the client
+//! says it is ready (the client protocol's module doc).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use herdr_host::socket::peer_is_same_user;
-use herdr_host::stream::{self, ClientReader, ClientWriter};
+use herdr_host::stream::{self, ClientReader, ClientWriter, TerminalReader, TerminalWriter};
 use herdr_protocol::api::{ApiResult, Request};
-use herdr_protocol::client::{ClientToServer, ServerToClient, ShutdownReason, check_hello_version};
+use herdr_protocol::client::{ClientToServer, Encoding, ServerToClient, ShutdownReason, check_hello_version};
 use herdr_protocol::ipc::{FrameDecoder, WorkerRequest, encode_frame};
 use tokio::net::UnixStream;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
 use super::actions::{self, Step};
@@ -64,26 +66,42 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
         let _ = write_message(&mut writer, &ServerToClient::Welcome { version: 0, error: Some(error) }).await;
         return;
     };
-    match check_hello_version(version) {
-        Ok(welcome) => {
-            let mouse = ServerToClient::MouseCapture { enabled: hub.config().ui.mouse_capture };
-            if write_message(&mut writer, &welcome).await.is_err()
-                || write_message(&mut writer, &mouse).await.is_err()
-            {
-                return;
-            }
-        }
+    // The client's terminal, if it came with the `Hello` (only a client painted with cell
+    // updates, a local one, sends it).
+    let offered = reader.take_fd().filter(|_| encoding == Encoding::CellDiff);
+    let welcome = match check_hello_version(version) {
+        Ok(welcome) => welcome,
         Err(refusal) => {
             log::info!("refused a terminal client speaking client protocol {version}");
             let _ = write_message(&mut writer, &refusal).await;
             return;
         }
+    };
+    let mouse = ServerToClient::MouseCapture { enabled: hub.config().ui.mouse_capture };
+    if write_message(&mut writer, &welcome).await.is_err()
+        || write_message(&mut writer, &mouse).await.is_err()
+    {
+        return;
+    }
+    let terminal = offered.and_then(|fd| {
+        stream::split_terminal(fd)
+            .map_err(|e| log::info!("a terminal client's terminal is painted over the socket: {e}"))
+            .ok()
+    });
+    if terminal.is_some() && write_message(&mut writer, &ServerToClient::TerminalTaken).await.is_err() {
+        return;
     }
     ensure_workspace(&hub).await;
     let (id, attached) = {
         let mut registry = hub.registry();
         (registry.join(), registry.count())
     };
+    // The panes this client shows start sending their screens now, while the rest of the
+    // connection is set up and the client gets its terminal ready (the first frame waits for
+    // them); the yield lets the pane tasks pass that on before this task goes on.
+    let (snapshot, panes) = paint::capture(&hub.shared);
+    visibility::sync(&hub, &snapshot, &panes);
+    tokio::task::yield_now().await;
     hub.foreground_changed();
     set_client_focus(&hub, true);
     log::info!("terminal client {id} attached ({cols}x{rows}, {encoding:?}; {attached} attached)");
@@ -101,12 +119,14 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
     let (typed, typed_rx) = watch::channel(None);
     let (modals, modal_rx) = modal::Modals::new();
     let (help_rows, help_rx) = watch::channel(Vec::new());
+    let (terminal_tx, terminal_rx) = terminal.as_ref().map(|_| oneshot::channel()).unzip();
     let channels = paint::Channels {
         view: view_rx,
         control: control_rx,
         typed: typed_rx,
         modal: modal_rx,
         help: help_rx,
+        terminal: terminal_rx,
     };
     let mut paint = tokio::spawn(paint::run(hub.clone(), id, encoding, channels, writer));
     let focused = hub.shared.session().snapshot().focused_pane_id;
@@ -126,6 +146,8 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
         control,
         typed,
         config: hub.shared.screens().watch_config(),
+        terminal: terminal.zip(terminal_tx),
+        tty: None,
     };
     let end = conn.read_loop(reader, frames, &mut paint).await;
     match &end {
@@ -210,6 +232,10 @@ struct Connection {
     /// The panes this client saw focused, for `last_pane`, and the hub events that move it.
     recent: RecentPanes,
     hub_events: watch::Receiver<u64>,
+    /// The client's terminal, taken but not yet ready, and where its writing half goes then.
+    terminal: Option<((TerminalReader, TerminalWriter), oneshot::Sender<TerminalWriter>)>,
+    /// The client's terminal, read as this client's input once it is ready.
+    tty: Option<TerminalReader>,
 }
 
 impl Connection {
@@ -220,6 +246,7 @@ impl Connection {
         paint: &mut JoinHandle<()>,
     ) -> ReadEnd {
         let mut buf = vec![0u8; 16 * 1024];
+        let mut typed = vec![0u8; 16 * 1024];
         loop {
             loop {
                 match frames.next_frame::<ClientToServer>() {
@@ -237,6 +264,15 @@ impl Connection {
                 read = reader.read(&mut buf) => match read {
                     Ok(0) | Err(_) => return ReadEnd::Gone,
                     Ok(n) => frames.push(&buf[..n]),
+                },
+                read = read_terminal(&mut self.tty, &mut typed) => match read {
+                    Ok(n) if n > 0 => {
+                        if let Some(end) = self.input(&typed[..n]).await {
+                            return end;
+                        }
+                    }
+                    // The terminal is gone: the client hears of it too and leaves.
+                    _ => self.tty = None,
                 },
                 () = tokio::time::sleep(ESCAPE_TIMEOUT), if pending_escape => {
                     let events = self.decoder.flush();
@@ -261,12 +297,14 @@ impl Connection {
             ClientToServer::Hello { .. } | ClientToServer::AttachTerminal { .. } => {
                 Some(ReadEnd::Close(ShutdownReason::ProtocolError("Hello was sent twice".to_owned())))
             }
-            ClientToServer::Input(bytes) => {
-                if self.hub.registry().touch(self.id) {
-                    self.hub.foreground_changed();
+            ClientToServer::Input(bytes) => self.input(&bytes).await,
+            ClientToServer::TerminalReady => {
+                if let Some(((reader, writer), paint)) = self.terminal.take()
+                    && paint.send(writer).is_ok()
+                {
+                    self.tty = Some(reader);
                 }
-                let events = self.decoder.feed(&bytes);
-                self.events(events).await
+                None
             }
             ClientToServer::Resize { cols, rows } => {
                 self.view.send_if_modified(|v| {
@@ -285,6 +323,15 @@ impl Connection {
                 None
             }
         }
+    }
+
+    /// Bytes typed in the client's terminal (sent over the socket, or read from the terminal).
+    async fn input(&mut self, bytes: &[u8]) -> Option<ReadEnd> {
+        if self.hub.registry().touch(self.id) {
+            self.hub.foreground_changed();
+        }
+        let events = self.decoder.feed(bytes);
+        self.events(events).await
     }
 
     /// The bindings this client uses under `config`: its own keys when it sent some.
@@ -450,6 +497,14 @@ impl Connection {
 }
 
 /// Reads until one whole message has arrived; `None` on EOF or garbage.
+/// Reads the client's terminal, when this connection reads it; otherwise never resolves.
+async fn read_terminal(tty: &mut Option<TerminalReader>, buf: &mut [u8]) -> std::io::Result<usize> {
+    match tty {
+        Some(tty) => tty.read(buf).await,
+        None => std::future::pending().await,
+    }
+}
+
 async fn read_message(reader: &mut ClientReader, frames: &mut FrameDecoder) -> Option<ClientToServer> {
     let mut buf = [0u8; 4096];
     loop {
@@ -470,5 +525,16 @@ pub(super) async fn write_message(writer: &mut ClientWriter, msg: &ServerToClien
     match tokio::time::timeout(WRITE_TIMEOUT, writer.write_all(&bytes)).await {
         Ok(result) => result,
         Err(_) => Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the client stopped reading")),
+    }
+}
+
+/// Writes one paint into a client's terminal, giving up on one that takes nothing within
+/// [`WRITE_TIMEOUT`] (a terminal stopped with XOFF, a hung emulator), as on the socket.
+pub(super) async fn write_terminal(tty: &mut TerminalWriter, bytes: &[u8]) -> std::io::Result<()> {
+    match tokio::time::timeout(WRITE_TIMEOUT, tty.write_all(bytes)).await {
+        Ok(result) => result,
+        Err(_) => {
+            Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the client's terminal stopped reading"))
+        }
     }
 }

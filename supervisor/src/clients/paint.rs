@@ -16,16 +16,16 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use herdr_host::stream::ClientWriter;
+use herdr_host::stream::{ClientWriter, TerminalWriter};
 use herdr_protocol::api::SessionSnapshot;
 use herdr_protocol::client::{Encoding, NotifyVia, ServerToClient, ShutdownReason};
 use herdr_protocol::ipc::BACKGROUND_FRAME_INTERVAL_MS;
 use ratatui_core::buffer::Buffer;
-use tokio::sync::{broadcast, mpsc, watch};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use super::Hub;
-use super::conn::write_message;
+use super::conn::{write_message, write_terminal};
 use super::notify::{Alert, Delivery};
 use super::registry::ClientId;
 use super::repaint::{Before, Repaint};
@@ -87,6 +87,9 @@ pub(super) struct Channels {
     /// The help overlay's rows, from this client's own bindings (they may be the client's keys,
     /// not the server config's): set by the connection when it opens the overlay.
     pub help: watch::Receiver<HelpRows>,
+    /// The client's terminal, when this supervisor took it: it arrives once the client is ready,
+    /// and paints are written into it instead of being sent.
+    pub terminal: Option<oneshot::Receiver<TerminalWriter>>,
 }
 
 /// The help overlay's rows: (keys, what they do).
@@ -132,12 +135,26 @@ pub(super) async fn run(
     channels: Channels,
     mut writer: ClientWriter,
 ) {
-    let Channels { mut view, mut control, typed, mut modal, help } = channels;
+    let Channels { mut view, mut control, typed, mut modal, help, terminal } = channels;
     let shared = hub.shared.clone();
+    let mut stop = shared.shutdown_signal();
+    // A terminal that was taken is painted only once the client has it in raw mode on the
+    // alternate screen; until then nothing is painted at all (the client would write a paint
+    // it was sent itself, and take that for a supervisor that paints over the socket).
+    let mut tty = match terminal {
+        Some(ready) => tokio::select! {
+            tty = ready => tty.ok(),
+            () = stopped(&mut stop) => {
+                let bye = ServerToClient::Shutdown { reason: ShutdownReason::ServerStopping };
+                let _ = write_message(&mut writer, &bye).await;
+                return;
+            }
+        },
+        None => None,
+    };
     let mut events = shared.hub.watch();
     let mut dirty = shared.screens().watch();
     let mut foreground = hub.foreground.subscribe();
-    let mut stop = shared.shutdown_signal();
     let mut alerts = shared.screens().subscribe_alerts();
     let mut title = shared.screens().watch_window_title();
     // The title this client's terminal was last told to show (`None`: its own), and the one
@@ -249,11 +266,16 @@ pub(super) async fn run(
                 continue;
             }
             if let Some(update) = update {
-                let msg = match encoding {
-                    Encoding::CellDiff => ServerToClient::Frame(update),
-                    Encoding::Ansi => ServerToClient::Ansi(update.to_ansi()),
+                let written = match (&mut tty, encoding) {
+                    (Some(tty), _) => write_terminal(tty, &update.to_ansi()).await,
+                    (None, Encoding::CellDiff) => {
+                        write_message(&mut writer, &ServerToClient::Frame(update)).await
+                    }
+                    (None, Encoding::Ansi) => {
+                        write_message(&mut writer, &ServerToClient::Ansi(update.to_ansi())).await
+                    }
                 };
-                if write_message(&mut writer, &msg).await.is_err() {
+                if written.is_err() {
                     return;
                 }
                 if !std::mem::take(&mut first_frame) {
