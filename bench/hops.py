@@ -39,19 +39,18 @@ START, END = 1, 2
 # A keystroke's chain, step by step: (name, process role, in/out, fd roles the syscall may be on).
 # "pty" is the focused pane's PTY master, "tty" the client's terminal (the benchmark's pty
 # slave), "master" the benchmark's end of it, "sock:R" a socket whose peer is process role R.
+# A local herdr client hands its terminal to the supervisor (ARCHITECTURE.md, "The client's
+# terminal"): like tmux's server, the supervisor reads the keys and writes the frames itself, and
+# the client process is off the echo's path.
 HERDR_IN = [("bench writes the key", "bench", "out", {"master"}),
-            ("client reads the key", "client", "in", {"tty"}),
-            ("client sends it", "client", "out", {"sock:supervisor"}),
-            ("supervisor reads it", "supervisor", "in", {"sock:client"}),
+            ("supervisor reads the key", "supervisor", "in", {"tty"}),
             ("supervisor sends input", "supervisor", "out", {"sock:worker"}),
             ("worker reads input", "worker", "in", {"sock:supervisor"}),
             ("worker writes the PTY", "worker", "out", {"pty"})]
 HERDR_OUT = [("worker reads the echo", "worker", "in", {"pty"}),
              ("worker sends damage", "worker", "out", {"sock:supervisor"}),
              ("supervisor reads damage", "supervisor", "in", {"sock:worker"}),
-             ("supervisor sends the frame", "supervisor", "out", {"sock:client"}),
-             ("client reads the frame", "client", "in", {"sock:supervisor"}),
-             ("client writes its terminal", "client", "out", {"tty"}),
+             ("supervisor writes the terminal", "supervisor", "out", {"tty"}),
              ("bench reads the echo", "bench", "in", {"master"})]
 # tmux's server opens the client's terminal itself: keys and frames skip the client process.
 TMUX_IN = [("bench writes the key", "bench", "out", {"master"}),
