@@ -496,7 +496,6 @@ impl Connection {
     }
 }
 
-/// Reads until one whole message has arrived; `None` on EOF or garbage.
 /// Reads the client's terminal, when this connection reads it; otherwise never resolves.
 async fn read_terminal(tty: &mut Option<TerminalReader>, buf: &mut [u8]) -> std::io::Result<usize> {
     match tty {
@@ -505,6 +504,7 @@ async fn read_terminal(tty: &mut Option<TerminalReader>, buf: &mut [u8]) -> std:
     }
 }
 
+/// Reads until one whole message has arrived; `None` on EOF or garbage.
 async fn read_message(reader: &mut ClientReader, frames: &mut FrameDecoder) -> Option<ClientToServer> {
     let mut buf = [0u8; 4096];
     loop {
