@@ -18,6 +18,7 @@ use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream as StdStream;
 use std::sync::Arc;
+use std::time::Duration;
 
 use sendfd::RecvWithFd;
 use tokio::io::Interest;
@@ -145,6 +146,15 @@ impl<S: Halves> Writer<S> {
             }
         }
         Ok(())
+    }
+
+    /// [`Writer::write_all`], failing with `TimedOut` (saying `stuck`) when the peer has not taken
+    /// it all within `limit`.
+    pub async fn write_all_within(&mut self, bytes: &[u8], limit: Duration, stuck: &str) -> io::Result<()> {
+        match tokio::time::timeout(limit, self.write_all(bytes)).await {
+            Ok(result) => result,
+            Err(_) => Err(io::Error::new(io::ErrorKind::TimedOut, stuck.to_owned())),
+        }
     }
 
     /// Resolves once the socket can take more. A fresh edge-triggered registration reports the

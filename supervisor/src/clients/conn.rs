@@ -522,19 +522,11 @@ async fn read_message(reader: &mut ClientReader, frames: &mut FrameDecoder) -> O
 /// Writes one message, giving up on a client that does not read within [`WRITE_TIMEOUT`].
 pub(super) async fn write_message(writer: &mut ClientWriter, msg: &ServerToClient) -> std::io::Result<()> {
     let bytes = encode_frame(msg).map_err(std::io::Error::other)?;
-    match tokio::time::timeout(WRITE_TIMEOUT, writer.write_all(&bytes)).await {
-        Ok(result) => result,
-        Err(_) => Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the client stopped reading")),
-    }
+    writer.write_all_within(&bytes, WRITE_TIMEOUT, "the client stopped reading").await
 }
 
 /// Writes one paint into a client's terminal, giving up on one that takes nothing within
 /// [`WRITE_TIMEOUT`] (a terminal stopped with XOFF, a hung emulator), as on the socket.
 pub(super) async fn write_terminal(tty: &mut TerminalWriter, bytes: &[u8]) -> std::io::Result<()> {
-    match tokio::time::timeout(WRITE_TIMEOUT, tty.write_all(bytes)).await {
-        Ok(result) => result,
-        Err(_) => {
-            Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the client's terminal stopped reading"))
-        }
-    }
+    tty.write_all_within(bytes, WRITE_TIMEOUT, "the client's terminal stopped reading").await
 }
