@@ -23,9 +23,11 @@ use libghostty_vt::{
     },
 };
 
+mod archive;
 mod copy;
 mod damage;
 mod dump;
+mod history;
 mod pointer;
 
 pub use copy::CopyOutcome;
@@ -49,6 +51,10 @@ static SCROLLBACK_LIMIT: AtomicUsize = AtomicUsize::new(SCROLLBACK_LIMIT_BYTES);
 /// Sets the budget of every terminal this process makes from now on (`--scrollback-limit-bytes`).
 pub fn set_scrollback_limit(bytes: usize) {
     SCROLLBACK_LIMIT.store(bytes, Ordering::Relaxed);
+}
+
+fn scrollback_limit() -> usize {
+    SCROLLBACK_LIMIT.load(Ordering::Relaxed)
 }
 
 /// A nominal cell size in pixels. Panes have no pixels; image protocols and pixel size reports
@@ -77,6 +83,10 @@ pub enum EngineError {
     Vt(#[from] libghostty_vt::Error),
     #[error("terminal size {cols}x{rows} is not usable")]
     BadSize { cols: u16, rows: u16 },
+    #[error(
+        "the archived history could not be put back: the terminal formatter wrote its {0} somewhere unexpected"
+    )]
+    Rehydrate(&'static str),
 }
 
 /// A change the program announced through an escape sequence.
@@ -106,8 +116,8 @@ pub struct Engine {
     effects: Rc<Effects>,
     last_title: Option<String>,
     last_pwd: Option<String>,
-    /// The previous chunk ended in ESC, so a chunk starting with `c` completes a RIS.
-    pending_esc: bool,
+    /// The previous chunk's last bytes, for a RIS or scrollback erase split across chunks.
+    carry: history::Carry,
     revision: u64,
     /// Present while the pane is visible: the render state that tracks changed rows.
     screen: Option<damage::ScreenReader>,
@@ -118,6 +128,12 @@ pub struct Engine {
     /// The terminal's compression activity when the last history compression pass finished
     /// (`None`: never ran); see [`Engine::compression_due`].
     compressed: Option<CompressionActivity>,
+    /// History that left the terminal (`history`).
+    archive: archive::Archive,
+    /// The history budget in bytes (`scrollback_limit_bytes`).
+    limit: usize,
+    /// When output last moved history into the archive (`history`).
+    last_spill: Option<std::time::Instant>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -128,7 +144,7 @@ impl std::fmt::Debug for Engine {
 
 impl Engine {
     pub fn new(cols: u16, rows: u16) -> Result<Self, EngineError> {
-        Self::with_scrollback_limit(cols, rows, SCROLLBACK_LIMIT.load(Ordering::Relaxed))
+        Self::with_scrollback_limit(cols, rows, scrollback_limit())
     }
 
     /// As [`Engine::new`] with another history budget (tests reach the limit with it).
@@ -163,31 +179,44 @@ impl Engine {
             effects,
             last_title: None,
             last_pwd: None,
-            pending_esc: false,
+            carry: history::Carry::default(),
             revision: 0,
             screen: None,
             mouse_encoder: pointer::MouseEncoder::new()?,
             mouse_event: pointer::MouseEvent::new()?,
             copy: copy::CopySession::default(),
             compressed: None,
+            archive: archive::Archive::default(),
+            limit: bytes,
+            last_spill: None,
         })
     }
 
     /// Consumes one chunk of PTY output.
     pub fn feed(&mut self, bytes: &[u8]) {
+        self.feed_with(bytes, true);
+    }
+
+    /// [`Engine::feed`]; with `spill` false the history stays in the terminal for now.
+    fn feed_with(&mut self, bytes: &[u8], spill: bool) {
         if bytes.is_empty() {
             return;
         }
+        let resets = history::scan(&mut self.carry, bytes);
         self.term.vt_write(bytes);
         self.revision += 1;
-        let resets = (self.pending_esc && bytes[0] == b'c') || bytes.windows(2).any(|w| w == b"\x1bc");
-        self.pending_esc = bytes.last() == Some(&0x1b);
-        if resets {
+        if resets.terminal || resets.scrollback {
+            self.forget_history();
+        }
+        if resets.terminal {
             // RIS restored ghostty's default (2027 off); put ours back. Failure only loses
             // grapheme clustering, never output, so it is not worth failing the feed.
             if let Err(err) = self.term.set_mode(GRAPHEME_CLUSTER, true) {
                 log::warn!("could not re-enable grapheme clustering after RIS: {err}");
             }
+        }
+        if spill {
+            self.spill_if_due();
         }
     }
 
@@ -264,18 +293,23 @@ impl Engine {
         reader.damage(&self.term, full, scroll, copy)
     }
 
-    /// Whether history changed since the last finished compression pass (output since then).
-    /// Reading history restores the pages it touches without changing that: the next output
-    /// makes the pass due again and packs them back.
+    /// Whether history changed since the last finished compression pass (output since then), or
+    /// archived blocks wait to be packed. Reading history restores the pages it touches without
+    /// changing that: the next output makes the pass due again and packs them back.
     pub fn compression_due(&self) -> Result<bool, EngineError> {
-        Ok(self.compressed != Some(self.term.compression_activity()?))
+        Ok(self.archive.packing_due() || self.compressed != Some(self.term.compression_activity()?))
     }
 
-    /// One bounded step (about a millisecond; a full 10 MB history takes some 25) of
-    /// libghostty-vt's own scrollback compression: history pages are packed in place and restored
+    /// One bounded step (under a millisecond) of the pass that runs once output pauses: the
+    /// history collected in the terminal moves to the archive, the archive's closed blocks are
+    /// packed one by one, then libghostty-vt compresses whatever history pages it still holds
+    /// (rehydrated rows, while copy mode looks at them): pages are packed in place and restored
     /// transparently when read, so every reader sees the same rows. `true` while the pass has
     /// more to do.
     pub fn compress_step(&mut self) -> Result<bool, EngineError> {
+        if self.pack_step() {
+            return Ok(true);
+        }
         match self.term.compress(CompressionMode::Incremental)? {
             CompressionResult::Pending => Ok(true),
             CompressionResult::Complete | CompressionResult::Unsupported => {
@@ -328,7 +362,7 @@ impl Engine {
         let Some((range, truncated)) = reads::recent_window(self.content_last_row()?, lines) else {
             return Ok((String::new(), false));
         };
-        Ok((self.format_rows(range, format, unwrap)?, truncated))
+        Ok((self.format_history_rows(range, format, unwrap)?, truncated))
     }
 
     /// Screen-coordinate row of the active area's first row.
@@ -338,19 +372,21 @@ impl Engine {
         Ok(u32::try_from(total.saturating_sub(rows)).unwrap_or(u32::MAX))
     }
 
-    /// The last row (screen coordinates) that shows anything: the live screen's last non-blank
-    /// row, or the newest history row when the screen is blank (e.g. right after a clear).
+    /// The last row (screen coordinates over the archive and the terminal) that shows anything:
+    /// the live screen's last non-blank row, or the newest history row when the screen is blank
+    /// (e.g. right after a clear).
     fn content_last_row(&self) -> Result<Option<u32>, EngineError> {
+        let archived = self.archived_rows();
         let top = self.active_top()?;
         let rows = u32::from(self.term.rows()?);
         let screen =
             self.format_rows(RowRange { first: top, last: top + rows - 1 }, ReadFormat::Text, false)?;
         if screen.is_empty() {
-            return Ok(top.checked_sub(1));
+            return Ok((archived + top).checked_sub(1));
         }
         // Plain, wrap-preserving output is one line per row, with trailing blank rows dropped.
         let shown = u32::try_from(screen.split('\n').count()).unwrap_or(rows);
-        Ok(Some(top + shown.min(rows) - 1))
+        Ok(Some(archived + top + shown.min(rows) - 1))
     }
 
     /// Formats an inclusive row range of the active screen, trailing blank lines removed.

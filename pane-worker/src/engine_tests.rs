@@ -363,7 +363,7 @@ fn compressed_history_reads_scrolls_and_searches_as_before() {
     use herdr_protocol::ipc::{ScrollTo, TextAnswer, TextQuery};
     let mut e = engine(100, 10);
     styled_history(&mut e, 3000);
-    let last = (e.term.total_rows().expect("rows") as u32 - 1, 99);
+    let last = (e.archived_rows() + e.term.total_rows().expect("rows") as u32 - 1, 99);
     let all = TextQuery::Selection { anchor: (0, 0), cursor: last };
     let search = TextQuery::Search { query: "row00000-0".into(), backward: true, cursor: last };
     let before = (e.text_query(&all).expect("query"), e.text_query(&search).expect("query"));

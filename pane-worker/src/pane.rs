@@ -334,6 +334,9 @@ impl Pane {
             log::warn!("history compression failed, the history stays as it is: {err}");
             false
         });
+        if !more {
+            release_free_memory();
+        }
         self.compress.stepped(more, Instant::now());
     }
 
@@ -497,5 +500,15 @@ async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => future::pending().await,
+    }
+}
+
+/// Hands the heap's free pages back to the kernel. Packing the history frees its raw blocks in
+/// the middle of the heap, where the allocator keeps them resident for reuse; a pane that went
+/// quiet should cost what it holds, not what its last burst of output needed.
+fn release_free_memory() {
+    // SAFETY: malloc_trim only reads and adjusts the allocator's own free lists.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }

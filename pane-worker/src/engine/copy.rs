@@ -39,6 +39,38 @@ pub(super) struct CopySession {
     anchor_ref: Option<TrackedGridRef>,
 }
 
+impl CopySession {
+    /// The terminal was replaced by one with `added` more rows above the old ones: positions move
+    /// down with their rows, and the references (to the old terminal) go; pin them again.
+    pub(super) fn reattach(&mut self, added: u32) {
+        self.cursor_ref = None;
+        self.anchor_ref = None;
+        if let Some(state) = self.state.as_mut() {
+            state.cursor.row = state.cursor.row.saturating_add(added);
+            if let Some(anchor) = state.anchor.as_mut() {
+                anchor.row = anchor.row.saturating_add(added);
+            }
+        }
+    }
+}
+
+/// Whether `req` can move copy mode or the view past the rows the terminal itself holds, so
+/// the archived history must be back in it first. A mouse selection starts on the shown rows,
+/// and leaving, clearing or copying what is selected needs nothing more.
+fn reaches_history(req: &CopyRequest) -> bool {
+    !matches!(
+        req,
+        CopyRequest::Leave
+            | CopyRequest::ClearSelection
+            | CopyRequest::ToggleSelection
+            | CopyRequest::Yank
+            | CopyRequest::SelectStart { .. }
+            | CopyRequest::SelectWord { .. }
+            | CopyRequest::SelectFinish
+            | CopyRequest::SelectClear
+    ) && !matches!(req, CopyRequest::SelectExtend { row, .. } if *row >= 0)
+}
+
 /// What a copy request did.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CopyOutcome {
@@ -51,6 +83,9 @@ pub struct CopyOutcome {
 impl Engine {
     /// Applies one copy-mode or mouse-selection request.
     pub fn copy(&mut self, req: &CopyRequest) -> Result<CopyOutcome, EngineError> {
+        if reaches_history(req) {
+            self.rehydrate()?;
+        }
         self.sync_copy_positions()?;
         let before = self.scroll_position()?;
         let applied = {
@@ -67,6 +102,10 @@ impl Engine {
             self.term.scroll_viewport(ScrollViewport::Row(top as usize));
         }
         self.pin_copy_positions()?;
+        if self.copy.state.is_none() {
+            // Out of copy mode at the live screen: the history can leave the terminal again.
+            self.spill();
+        }
         Ok(CopyOutcome { text, scrolled: self.scroll_position()? != before })
     }
 
@@ -83,7 +122,8 @@ impl Engine {
 
     /// Answers a question about the text from a caller's own points (copy mode and the viewport
     /// stay as they are); `None` when a point is outside the text.
-    pub fn text_query(&self, query: &TextQuery) -> Result<Option<TextAnswer>, EngineError> {
+    pub fn text_query(&mut self, query: &TextQuery) -> Result<Option<TextAnswer>, EngineError> {
+        self.rehydrate()?;
         let doc = TermDoc::new(&self.term)?;
         let at =
             |(row, col): (u32, u16)| Some(Pos::new(row, col)).filter(|p| copy::query::contains(&doc, *p));
@@ -119,8 +159,13 @@ impl Engine {
         self.copy.state.as_ref().is_some_and(|s| !s.active)
     }
 
+    /// Whether copy mode or a mouse selection is on (their positions are the terminal's rows).
+    pub(super) fn copy_on(&self) -> bool {
+        self.copy.state.is_some()
+    }
+
     /// Reads the tracked references back into the state's screen coordinates.
-    fn sync_copy_positions(&mut self) -> Result<(), EngineError> {
+    pub(super) fn sync_copy_positions(&mut self) -> Result<(), EngineError> {
         let Some(state) = self.copy.state.as_mut() else { return Ok(()) };
         let last_row = u32::try_from(self.term.total_rows()?.saturating_sub(1)).unwrap_or(u32::MAX);
         let cols = self.term.cols()?;
@@ -142,7 +187,7 @@ impl Engine {
 
     /// Points the tracked references at the state's positions (dropping them when unused, since
     /// each one costs the terminal bookkeeping on every change).
-    fn pin_copy_positions(&mut self) -> Result<(), EngineError> {
+    pub(super) fn pin_copy_positions(&mut self) -> Result<(), EngineError> {
         let Some(state) = self.copy.state.as_ref() else {
             self.copy.cursor_ref = None;
             self.copy.anchor_ref = None;

@@ -20,6 +20,8 @@
 //! The formatter only reads the active screen, so the primary is reached by switching the
 //! terminal with the legacy `?47l`, which neither clears nor saves anything, and back with `?47h`.
 //!
+//! The archived history (`history`) comes first, as the primary screen's oldest rows.
+//!
 //! Not kept: cell hyperlinks (the VT formatter writes none), a pending wrap at the cursor, the
 //! cursor position under origin mode (left where the scrolling region puts it), images.
 
@@ -65,7 +67,8 @@ impl Engine {
     /// The dump described in the module docs. Leaves the terminal as it was.
     pub fn dump(&mut self) -> Result<Vec<u8>, DumpError> {
         let alt_mode = self.alt_screen_mode()?;
-        let mut out = Vec::new();
+        // The archived history first: it is the primary screen's oldest rows.
+        let mut out = self.archive.replay();
         match alt_mode {
             None => self.dump_screen(&mut out)?,
             Some(mode) => {
@@ -103,8 +106,21 @@ impl Engine {
     /// title and working directory known (for the next supervisor) but not reported as changes,
     /// `revision` carried on.
     pub fn restore(cols: u16, rows: u16, dump: &[u8], revision: u64) -> Result<Self, EngineError> {
-        let mut engine = Self::new(cols, rows)?;
-        engine.feed(dump);
+        Self::restore_with(cols, rows, dump, revision, super::scrollback_limit(), true)
+    }
+
+    /// [`Engine::restore`] with history budget `limit`; with `spill` false the history stays in
+    /// the terminal (a rehydration, which wants it there).
+    pub(super) fn restore_with(
+        cols: u16,
+        rows: u16,
+        dump: &[u8],
+        revision: u64,
+        limit: usize,
+        spill: bool,
+    ) -> Result<Self, EngineError> {
+        let mut engine = Self::with_scrollback_limit(cols, rows, limit)?;
+        engine.feed_with(dump, spill);
         // Nobody asked: whatever the terminal would answer is dropped, no bell rang.
         let _ = engine.take_replies();
         let _ = engine.take_events();

@@ -33,15 +33,16 @@ fn read(e: &Engine, source: ReadSource, format: ReadFormat) -> String {
 
 fn seen(e: &Engine) -> Seen {
     let t = &e.term;
-    let last = u32::try_from(t.total_rows().expect("rows")).expect("fits") - 1;
+    let archived = e.archived_rows();
+    let last = archived + u32::try_from(t.total_rows().expect("rows")).expect("fits") - 1;
     Seen {
-        all: e.format_rows(RowRange { first: 0, last }, ReadFormat::Text, false).expect("all rows"),
+        all: e.format_history_rows(RowRange { first: 0, last }, ReadFormat::Text, false).expect("all rows"),
         visible: read(e, ReadSource::Visible, ReadFormat::Text),
         visible_ansi: read(e, ReadSource::Visible, ReadFormat::Ansi),
         recent: read(e, ReadSource::Recent, ReadFormat::Text),
         recent_ansi: read(e, ReadSource::Recent, ReadFormat::Ansi),
         recent_unwrapped: read(e, ReadSource::RecentUnwrapped, ReadFormat::Text),
-        history_rows: t.scrollback_rows().expect("history"),
+        history_rows: archived as usize + t.scrollback_rows().expect("history"),
         cursor: (t.cursor_x().expect("x"), t.cursor_y().expect("y")),
         cursor_visible: t.is_cursor_visible().expect("visible"),
         alt_screen: t.active_screen().expect("screen") == Screen::Alternate,

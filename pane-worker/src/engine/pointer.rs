@@ -43,10 +43,16 @@ impl Engine {
                 let combos = vec![KeyCombo { key, mods: Default::default() }; usize::from(lines)];
                 return Ok(MouseEffect::Input(self.encode_keys(&combos)?));
             }
+            if up {
+                self.rehydrate()?;
+            }
             let before = self.scroll_position()?;
             let delta = isize::try_from(lines).unwrap_or(isize::MAX);
             self.term.scroll_viewport(ScrollViewport::Delta(if up { -delta } else { delta }));
             let moved = self.scroll_position()? != before;
+            if !up {
+                self.spill();
+            }
             return Ok(if moved { MouseEffect::Scrolled } else { MouseEffect::Nothing });
         }
         if !tracking {
@@ -98,6 +104,9 @@ impl Engine {
 
     /// Moves the viewport; true when it moved.
     pub fn scroll_to(&mut self, to: ScrollTo) -> Result<bool, EngineError> {
+        if matches!(to, ScrollTo::OffsetFromBottom(offset) if offset > 0) {
+            self.rehydrate()?;
+        }
         let before = self.scroll_position()?;
         match to {
             ScrollTo::Bottom => self.term.scroll_viewport(ScrollViewport::Bottom),
@@ -107,14 +116,17 @@ impl Engine {
                 self.term.scroll_viewport(ScrollViewport::Row(row as usize));
             }
         }
-        Ok(self.scroll_position()? != before)
+        let moved = self.scroll_position()? != before;
+        self.spill();
+        Ok(moved)
     }
 
-    /// Where the viewport is relative to the live screen.
+    /// Where the viewport is relative to the live screen; the archived rows count as history
+    /// above the terminal's own (the viewport is never among them: it rehydrates them first).
     pub fn scroll_position(&self) -> Result<ScrollPosition, EngineError> {
         let bar = self.term.scrollbar()?;
-        let max = bar.total.saturating_sub(bar.len);
-        let offset = max.saturating_sub(bar.offset);
+        let max = bar.total.saturating_sub(bar.len) + u64::from(self.archived_rows());
+        let offset = bar.total.saturating_sub(bar.len).saturating_sub(bar.offset);
         let clamp = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
         Ok(ScrollPosition { offset_from_bottom: clamp(offset), max_offset_from_bottom: clamp(max) })
     }

@@ -28,7 +28,7 @@ impl Pane {
 
     /// A client-owned copy question (`pane.copy_motion` and friends). A `revision` the output
     /// has moved past is refused: the caller's points may no longer be on the text it meant.
-    pub(super) fn text_query(&self, query: &TextQuery, revision: Option<u64>) -> WorkerResponse {
+    pub(super) fn text_query(&mut self, query: &TextQuery, revision: Option<u64>) -> WorkerResponse {
         let now = self.engine.revision();
         if revision.is_some_and(|r| r != now) {
             let message = format!("the pane's content changed (revision {now}, asked about {revision:?})");

@@ -1,0 +1,164 @@
+use herdr_protocol::ipc::{
+    CopyRequest, PaneMouse, PaneMouseAction, ReadFormat, ReadSource, ReadSpec, ScrollTo, TextAnswer,
+    TextQuery,
+};
+
+use super::*;
+use crate::engine::{Engine, MouseEffect};
+
+fn read(e: &Engine, source: ReadSource, lines: u32, format: ReadFormat) -> String {
+    e.read(&ReadSpec { source, lines: Some(lines), format }).expect("read").text
+}
+
+/// `lines` rows of a shell printing numbered, styled lines, then a prompt.
+fn printed(cols: u16, lines: usize) -> Engine {
+    let mut e = Engine::new(cols, 10).expect("terminal");
+    for i in 0..lines {
+        e.feed(format!("line {i:05} \x1b[1;3{}mstyled\x1b[0m tail\r\n", i % 8).as_bytes());
+    }
+    e.feed(b"$ ");
+    settle(&mut e);
+    e
+}
+
+/// What the pane does once output pauses: the pass that archives and packs the history.
+fn settle(e: &mut Engine) {
+    let steps = (0..100_000).take_while(|_| e.compress_step().expect("step")).count();
+    assert!(steps < 100_000, "a pass ends");
+}
+
+fn all_rows(e: &Engine) -> u32 {
+    e.archived_rows() + u32::try_from(e.term.total_rows().expect("rows")).expect("fits")
+}
+
+#[test]
+fn history_leaves_the_terminal_and_reads_the_same() {
+    let e = printed(60, 3000);
+    assert!(e.term.scrollback_rows().expect("rows") < SPILL_ROWS, "the terminal keeps little history");
+    assert_eq!(all_rows(&e), 3001, "3000 lines and the prompt row");
+    let recent = read(&e, ReadSource::Recent, 1000, ReadFormat::Text);
+    let expected: Vec<String> = (2001..3000).map(|i| format!("line {i:05} styled tail")).collect();
+    assert_eq!(recent, format!("{}\n$", expected.join("\n")));
+    let ansi = read(&e, ReadSource::Recent, 3, ReadFormat::Ansi);
+    assert!(ansi.contains("line 02998 \x1b[0m\x1b[1m\x1b[38;5;6mstyled"), "{ansi:?}");
+    assert!(!e.copy_on());
+}
+
+#[test]
+fn packed_history_is_small_and_reads_back() {
+    let mut e = printed(100, 10_000);
+    assert_eq!(e.archived_rows(), 9_090, "the budget's rows, in packed blocks");
+    settle(&mut e);
+    let per_row = e.archived_bytes() as f64 / f64::from(e.archived_rows());
+    assert!(per_row < 40.0, "{per_row:.1} bytes a row");
+    let recent = read(&e, ReadSource::Recent, 1000, ReadFormat::Text);
+    assert!(recent.starts_with("line 09001 styled tail\n"), "{}", &recent[..40]);
+    e.feed(b"\r\n");
+    assert!(e.compression_due().expect("due"), "output makes the next pass due");
+}
+
+#[test]
+fn the_budget_keeps_the_rows_the_pages_would() {
+    let mut e = Engine::with_scrollback_limit(50, 10, 50 * CELL_BYTES * 700).expect("terminal");
+    for i in 0..2000 {
+        e.feed(format!("row {i}\r\n").as_bytes());
+    }
+    settle(&mut e);
+    assert_eq!(e.archived_rows(), 700);
+    let oldest = e.format_history_rows(RowRange { first: 0, last: 0 }, ReadFormat::Text, false).expect("row");
+    assert_eq!(oldest, format!("row {}", 2000 - 700 - 9));
+}
+
+#[test]
+fn a_program_erasing_the_scrollback_or_resetting_erases_the_archive() {
+    let mut e = printed(60, 500);
+    assert!(e.archived_rows() > 0);
+    e.feed(b"\x1b[");
+    e.feed(b"3J");
+    assert_eq!(e.archived_rows(), 0, "a CSI 3 J split across reads");
+    assert!(!read(&e, ReadSource::Recent, 1000, ReadFormat::Text).contains("line 00001"));
+    let mut e = printed(60, 500);
+    e.feed(b"\x1bc");
+    assert_eq!(e.archived_rows(), 0, "RIS");
+}
+
+#[test]
+fn copy_mode_and_search_see_every_row_and_leaving_archives_them_again() {
+    let mut e = printed(60, 3000);
+    let before = read(&e, ReadSource::Recent, 1000, ReadFormat::Ansi);
+    let max = e.scroll_position().expect("scroll").max_offset_from_bottom;
+    e.copy(&CopyRequest::Enter).expect("enter");
+    assert_eq!(e.archived_rows(), 0, "copy mode works on the real terminal");
+    assert_eq!(e.scroll_position().expect("scroll").max_offset_from_bottom, max, "same rows above");
+    e.copy(&CopyRequest::Search { query: "line 00000".into(), backward: true }).expect("search");
+    let view = e.copy_view().expect("view").expect("copy mode");
+    assert!(view.search.is_some_and(|s| s.found), "found");
+    let at = e.scroll_position().expect("scroll");
+    assert_eq!(at.offset_from_bottom, at.max_offset_from_bottom, "the view went up to the oldest row");
+    e.copy(&CopyRequest::Leave).expect("leave");
+    assert!(e.archived_rows() > 2900, "back in the archive");
+    assert_eq!(read(&e, ReadSource::Recent, 1000, ReadFormat::Ansi), before);
+}
+
+#[test]
+fn a_caller_s_search_and_selection_cover_the_archive() {
+    let mut e = printed(60, 3000);
+    let last = (all_rows(&e) - 1, 59);
+    let search = TextQuery::Search { query: "line 00000".into(), backward: true, cursor: last };
+    let Some(TextAnswer::Found { matches, .. }) = e.text_query(&search).expect("query") else {
+        panic!("search")
+    };
+    assert_eq!(matches.first().map(|m| m.0), Some((0, 0)));
+    let all = TextQuery::Selection { anchor: (0, 0), cursor: last };
+    let Some(TextAnswer::Selected(text)) = e.text_query(&all).expect("query") else { panic!("select") };
+    assert!(text.starts_with("line 00000 styled tail\nline 00001"), "{}", &text[..30]);
+}
+
+#[test]
+fn scrolling_into_history_brings_it_back_and_the_bottom_archives_it() {
+    let mut e = printed(60, 3000);
+    assert!(e.scroll_to(ScrollTo::OffsetFromBottom(100_000)).expect("scroll"));
+    assert_eq!(e.archived_rows(), 0);
+    let top = e.damage(true).expect("damage").expect("frame");
+    let first: String = top.lines[0].1.iter().map(|c| c.text.to_string()).collect();
+    assert!(first.starts_with("line 00000 styled tail"), "{first:?}");
+    assert!(e.scroll_to(ScrollTo::Bottom).expect("scroll"));
+    assert!(e.archived_rows() > 2900);
+    let action = PaneMouseAction::Wheel { up: true, lines: 3 };
+    let wheel = PaneMouse { action, x: 1, y: 1, shift: false, alt: false, ctrl: false };
+    assert_eq!(e.mouse(&wheel).expect("wheel"), MouseEffect::Scrolled);
+    assert_eq!(e.archived_rows(), 0, "the wheel scrolls the real terminal");
+}
+
+#[test]
+fn the_alternate_screen_reads_alone_and_the_primary_keeps_its_history() {
+    let mut e = printed(60, 500);
+    e.feed(b"\x1b[?1049h\x1b[Hin the editor");
+    assert_eq!(read(&e, ReadSource::Recent, 1000, ReadFormat::Text), "in the editor");
+    for i in 0..300 {
+        e.feed(format!("\x1b[10;1Heditor line {i}\n").as_bytes());
+    }
+    settle(&mut e);
+    e.feed(b"\x1b[?1049l");
+    let recent = read(&e, ReadSource::Recent, 1000, ReadFormat::Text);
+    assert!(recent.starts_with("line 00000 styled tail\n"), "{}", &recent[..30]);
+    assert!(!recent.contains("editor"));
+}
+
+#[test]
+fn a_wrapped_line_across_the_archive_edge_unwraps_whole() {
+    let mut e = Engine::new(20, 5).expect("terminal");
+    for i in 0..(SPILL_ROWS + 3) {
+        e.feed(format!("short {i}\r\n").as_bytes());
+    }
+    e.feed(b"0123456789abcdefghijKLMNOPQRSTUVWXYZ+-*/\r\n$ ");
+    for i in 0..(SPILL_ROWS - 3) {
+        e.feed(format!("after {i}\r\n").as_bytes());
+    }
+    settle(&mut e);
+    assert!(e.archived_rows() > SPILL_ROWS as u32);
+    let unwrapped = read(&e, ReadSource::RecentUnwrapped, 1000, ReadFormat::Text);
+    assert!(unwrapped.contains("\n0123456789abcdefghijKLMNOPQRSTUVWXYZ+-*/\n"), "{unwrapped}");
+    let wrapped = read(&e, ReadSource::Recent, 1000, ReadFormat::Text);
+    assert!(wrapped.contains("\n0123456789abcdefghij\nKLMNOPQRSTUVWXYZ+-*/\n"));
+}
