@@ -5,4 +5,5 @@ fn main() {
     let dev =
         std::env::var("LIBGHOSTTY_VT_DIR").expect("LIBGHOSTTY_VT_DIR is set by .cargo/config.toml [env]");
     println!("cargo:rustc-link-arg=-Wl,-rpath,$ORIGIN:$ORIGIN/../lib:{dev}/lib");
+    println!("cargo:rustc-link-arg-bins=-no-pie");
 }
