@@ -15,8 +15,9 @@ use std::collections::VecDeque;
 /// A block is closed once its raw rows reach this size.
 pub(super) const BLOCK_BYTES: usize = 32 * 1024;
 
-/// miniz level 3: about 5× on styled terminal rows at some 125 MB/s, 0.3 ms a block.
-const PACK_LEVEL: u8 = 3;
+/// miniz level 6: about 5× on styled terminal rows at some 50 MB/s, under a millisecond a block
+/// (level 3 packs 10 % larger at twice the speed).
+const PACK_LEVEL: u8 = 6;
 
 const ROW_END: u8 = b'\n';
 const ROW_WRAPPED: u8 = b'\r';

@@ -1,8 +1,9 @@
-//! When the pane's history is compressed (libghostty-vt packs history pages in place and
-//! restores them when read; `Engine::compress_step`). A pass starts once output has paused for
+//! When the pane's history pass runs (`Engine::compress_step`: the terminal's history moves
+//! into the worker's archive, the archive's blocks are packed, and libghostty-vt compresses
+//! whatever history pages it still holds). A pass starts once output has paused for
 //! [`COMPRESS_IDLE`], or [`COMPRESS_MAX_WAIT`] after the first output since the last pass when
 //! output never pauses (a spinner, a flood), and runs one bounded step per loop turn. Waiting
-//! for a pause keeps a flood from compressing pages the byte budget is about to drop anyway.
+//! for a pause keeps a flood from packing rows the byte budget is about to drop anyway.
 //! A pure, clock-driven type: the caller gives `now`.
 //!
 //! Not here: the compression itself (`engine`).
