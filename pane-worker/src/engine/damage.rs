@@ -109,6 +109,25 @@ fn read_modes(term: &Terminal<'static, 'static>) -> Result<PaneModes, EngineErro
     })
 }
 
+/// The DECSCUSR that gives a fresh terminal `term`'s cursor shape, `None` for the default (a
+/// blinking block), for the dump.
+pub(super) fn cursor_shape_sequence(
+    term: &Terminal<'static, 'static>,
+) -> Result<Option<Vec<u8>>, EngineError> {
+    let mut state = RenderState::new()?;
+    let snapshot = state.update(term)?;
+    let blinking = snapshot.cursor_blinking()?;
+    let code = match (snapshot.cursor_visual_style()?, blinking) {
+        (CursorVisualStyle::Bar, true) => 5,
+        (CursorVisualStyle::Bar, false) => 6,
+        (CursorVisualStyle::Underline, true) => 3,
+        (CursorVisualStyle::Underline, false) => 4,
+        (_, true) => return Ok(None),
+        (_, false) => 2,
+    };
+    Ok(Some(format!("\x1b[{code} q").into_bytes()))
+}
+
 fn read_cursor(snapshot: &libghostty_vt::render::Snapshot<'_, '_>) -> Result<CursorPlacement, EngineError> {
     let at = snapshot.cursor_viewport()?;
     let shape = match snapshot.cursor_visual_style()? {

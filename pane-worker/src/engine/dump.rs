@@ -14,8 +14,9 @@
 //! 3. the terminal-wide state after all content, so no mode (autowrap off, insert mode, origin)
 //!    changes how the content is replayed: palette, modes, scrolling region, tabstops, OSC 7
 //!    working directory, keyboard modes;
-//! 4. the title (OSC 2), and last the active screen's cursor position, since a scrolling region
-//!    or a tabstop report moves the cursor.
+//! 4. the title (OSC 2), the cursor's shape (DECSCUSR), and last the active screen's cursor
+//!    position, since a scrolling region or a tabstop report moves the cursor. A final dump
+//!    ([`Engine::dump_final`]) then adds the cursor the program saved (DECSC).
 //!
 //! The formatter only reads the active screen, so the primary is reached by switching the
 //! terminal with the legacy `?47l`, which neither clears nor saves anything, and back with `?47h`.
@@ -61,6 +62,8 @@ enum Extras {
     TerminalBefore,
     /// Scrolling region, tabstops, working directory, keyboard modes, written after it.
     TerminalAfter,
+    /// The pen and the character sets alone (what a saved cursor holds besides its place).
+    Pen,
 }
 
 impl Engine {
@@ -95,11 +98,49 @@ impl Engine {
             let printable: String = title.chars().filter(|c| !c.is_control()).collect();
             out.extend_from_slice(format!("\x1b]2;{printable}\x1b\\").as_bytes());
         }
+        if let Some(shape) = super::damage::cursor_shape_sequence(&self.term)? {
+            out.extend_from_slice(&shape);
+        }
         if !self.term.mode(Mode::ORIGIN)? {
             let (x, y) = (self.term.cursor_x()?, self.term.cursor_y()?);
             out.extend_from_slice(format!("\x1b[{};{}H", u32::from(y) + 1, u32::from(x) + 1).as_bytes());
         }
         Ok(out)
+    }
+
+    /// [`Engine::dump`] for a terminal about to be replaced by the dump's (a hand-over, a
+    /// rehydration), which also carries the cursor the program saved (DECSC): the terminal only
+    /// tells it by restoring it (DECRC), so this leaves the cursor changed. Not kept when either
+    /// cursor is under origin mode.
+    pub fn dump_final(&mut self) -> Result<Vec<u8>, DumpError> {
+        let mut out = self.dump()?;
+        if self.term.mode(Mode::ORIGIN)? {
+            return Ok(out);
+        }
+        let here = (self.term.cursor_x()?, self.term.cursor_y()?);
+        let pen = self.pen()?;
+        self.term.vt_write(b"\x1b8");
+        // The terminal has changed: from here nothing fails the dump, it only loses the saved
+        // cursor.
+        let saved =
+            match (self.term.mode(Mode::ORIGIN), self.term.cursor_x(), self.term.cursor_y(), self.pen()) {
+                (Ok(false), Ok(x), Ok(y), Ok(saved_pen)) => (x, y, saved_pen),
+                _ => return Ok(out),
+            };
+        let at = |(x, y): (u16, u16)| format!("\x1b[{};{}H", u32::from(y) + 1, u32::from(x) + 1);
+        out.extend_from_slice(at((saved.0, saved.1)).as_bytes());
+        out.extend_from_slice(&saved.2);
+        out.extend_from_slice(b"\x1b7");
+        out.extend_from_slice(&pen);
+        out.extend_from_slice(at(here).as_bytes());
+        Ok(out)
+    }
+
+    /// The bytes that set the active screen's pen and character sets.
+    fn pen(&self) -> Result<Vec<u8>, DumpError> {
+        let content = self.format(Extras::Content)?;
+        let with_pen = self.format(Extras::Pen)?;
+        Ok(with_pen.strip_prefix(content.as_slice()).ok_or(DumpError::Layout("pen"))?.to_vec())
     }
 
     /// Builds the engine a dump came from: a fresh terminal of `cols` x `rows` fed `dump`, its
@@ -182,6 +223,7 @@ impl Engine {
             Extras::TerminalAfter => {
                 base.with_scrolling_region(true).with_tabstops(true).with_pwd(true).with_keyboard(true)
             }
+            Extras::Pen => base.with_style(true).with_charsets(true),
         };
         Ok(Formatter::new(&self.term, options)?.format_alloc(None)?.to_vec())
     }

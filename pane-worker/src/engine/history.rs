@@ -197,11 +197,12 @@ impl Engine {
     /// Puts the archive's rows back into the terminal (see the module docs), so that what reads
     /// the terminal itself sees every row. Copy positions move with their rows.
     pub(super) fn rehydrate(&mut self) -> Result<(), EngineError> {
-        if self.archive.is_empty() {
+        // On the alternate screen nothing looks at the primary's history.
+        if self.archive.is_empty() || self.term.active_screen()? != Screen::Primary {
             return Ok(());
         }
         // The dump starts with the archive's rows.
-        let bytes = self.dump().map_err(|err| match err {
+        let bytes = self.dump_final().map_err(|err| match err {
             super::DumpError::Engine(err) => err,
             super::DumpError::Layout(what) => EngineError::Rehydrate(what),
         })?;

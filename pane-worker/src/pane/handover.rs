@@ -27,7 +27,7 @@ impl Pane {
         if self.pty.has_pending_input() {
             return self.refuse_hand_over("input for the program is still queued".into());
         }
-        let dump = match self.engine.dump() {
+        let dump = match self.engine.dump_final() {
             Ok(dump) => dump,
             Err(err) => return self.refuse_hand_over(format!("could not dump the terminal: {err}")),
         };
