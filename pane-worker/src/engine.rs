@@ -31,7 +31,7 @@ mod history;
 mod pointer;
 
 pub use copy::CopyOutcome;
-pub use dump::DumpError;
+pub use dump::{DumpError, FinalDump};
 pub use pointer::MouseEffect;
 
 use crate::{
@@ -134,6 +134,10 @@ pub struct Engine {
     limit: usize,
     /// When output last moved history into the archive (`history`).
     last_spill: Option<std::time::Instant>,
+    /// A spill erased a large history, whose pages the terminal still holds (`history`).
+    pages_retained: bool,
+    /// The last output ended between sequences (`history::ends_clean`).
+    ended_clean: bool,
 }
 
 impl std::fmt::Debug for Engine {
@@ -189,6 +193,8 @@ impl Engine {
             archive: archive::Archive::default(),
             limit: bytes,
             last_spill: None,
+            pages_retained: false,
+            ended_clean: true,
         })
     }
 
@@ -203,6 +209,7 @@ impl Engine {
             return;
         }
         let resets = history::scan(&mut self.carry, bytes);
+        self.ended_clean = history::ends_clean(self.ended_clean, bytes);
         self.term.vt_write(bytes);
         self.revision += 1;
         if resets.terminal || resets.scrollback {

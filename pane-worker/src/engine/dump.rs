@@ -51,6 +51,22 @@ impl From<libghostty_vt::Error> for DumpError {
     }
 }
 
+/// A dump made by [`Engine::dump_final`].
+#[derive(Debug)]
+pub struct FinalDump {
+    pub bytes: Vec<u8>,
+    /// Where the saved cursor's part starts.
+    cursor_at: usize,
+}
+
+impl FinalDump {
+    /// The part that saves the program's saved cursor again and puts the cursor and pen back:
+    /// fed to the dumped terminal, it undoes what reading the saved cursor changed.
+    pub fn cursor_state(&self) -> &[u8] {
+        &self.bytes[self.cursor_at..]
+    }
+}
+
 /// Which extras one formatting pass adds around the content.
 #[derive(Debug, Clone, Copy)]
 enum Extras {
@@ -110,30 +126,34 @@ impl Engine {
 
     /// [`Engine::dump`] for a terminal about to be replaced by the dump's (a hand-over, a
     /// rehydration), which also carries the cursor the program saved (DECSC): the terminal only
-    /// tells it by restoring it (DECRC), so this leaves the cursor changed. Not kept when either
-    /// cursor is under origin mode.
-    pub fn dump_final(&mut self) -> Result<Vec<u8>, DumpError> {
-        let mut out = self.dump()?;
+    /// tells it by restoring it (DECRC), so this leaves the cursor changed; the dump's
+    /// [`FinalDump::cursor_state`] gives it back. Not kept when either cursor is under origin
+    /// mode.
+    pub fn dump_final(&mut self) -> Result<FinalDump, DumpError> {
+        let mut bytes = self.dump()?;
+        let cursor_at = bytes.len();
         if self.term.mode(Mode::ORIGIN)? {
-            return Ok(out);
+            return Ok(FinalDump { bytes, cursor_at });
         }
         let here = (self.term.cursor_x()?, self.term.cursor_y()?);
         let pen = self.pen()?;
         self.term.vt_write(b"\x1b8");
         // The terminal has changed: from here nothing fails the dump, it only loses the saved
-        // cursor.
+        // cursor (and the caller puts back what the restore changed).
         let saved =
             match (self.term.mode(Mode::ORIGIN), self.term.cursor_x(), self.term.cursor_y(), self.pen()) {
-                (Ok(false), Ok(x), Ok(y), Ok(saved_pen)) => (x, y, saved_pen),
-                _ => return Ok(out),
+                (Ok(false), Ok(x), Ok(y), Ok(saved_pen)) => Some((x, y, saved_pen)),
+                _ => None,
             };
         let at = |(x, y): (u16, u16)| format!("\x1b[{};{}H", u32::from(y) + 1, u32::from(x) + 1);
-        out.extend_from_slice(at((saved.0, saved.1)).as_bytes());
-        out.extend_from_slice(&saved.2);
-        out.extend_from_slice(b"\x1b7");
-        out.extend_from_slice(&pen);
-        out.extend_from_slice(at(here).as_bytes());
-        Ok(out)
+        if let Some((x, y, saved_pen)) = saved {
+            bytes.extend_from_slice(at((x, y)).as_bytes());
+            bytes.extend_from_slice(&saved_pen);
+            bytes.extend_from_slice(b"\x1b7");
+        }
+        bytes.extend_from_slice(&pen);
+        bytes.extend_from_slice(at(here).as_bytes());
+        Ok(FinalDump { bytes, cursor_at })
     }
 
     /// The bytes that set the active screen's pen and character sets.

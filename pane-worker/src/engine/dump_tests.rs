@@ -153,7 +153,7 @@ fn a_final_dump_keeps_the_cursor_the_program_saved() {
     // Saved at row 3, column 5 with a bold red pen; then elsewhere with a plain one.
     e.feed(b"hello\x1b[3;5H\x1b[1;31m\x1b7\x1b[0m\x1b[8;20H\x1b[4m");
     let (cols, rows) = e.size().expect("size");
-    let dump = e.dump_final().expect("dump");
+    let dump = e.dump_final().expect("dump").bytes;
     let mut restored = Engine::restore(cols, rows, &dump, e.revision()).expect("restore");
     let t = &restored.term;
     assert_eq!((t.cursor_x().expect("x"), t.cursor_y().expect("y")), (19, 7), "the cursor is where it was");
@@ -173,7 +173,7 @@ fn a_final_dump_keeps_the_cursor_the_program_saved() {
 fn a_final_dump_without_a_saved_cursor_restores_home() {
     let mut e = Engine::new(40, 10).expect("terminal");
     e.feed(b"text\x1b[5;7H");
-    let dump = e.dump_final().expect("dump");
+    let dump = e.dump_final().expect("dump").bytes;
     let mut restored = Engine::restore(40, 10, &dump, 0).expect("restore");
     assert_eq!((restored.term.cursor_x().expect("x"), restored.term.cursor_y().expect("y")), (6, 4));
     restored.feed(b"\x1b8");
@@ -190,7 +190,7 @@ fn a_final_dump_keeps_the_cursor_shape() {
     };
     let before = shape(&mut e);
     assert_eq!(before.0, herdr_protocol::grid::CursorShape::Bar);
-    let dump = e.dump_final().expect("dump");
+    let dump = e.dump_final().expect("dump").bytes;
     let mut restored = Engine::restore(40, 10, &dump, 0).expect("restore");
     assert_eq!(shape(&mut restored), before);
 }

@@ -28,7 +28,7 @@ use libghostty_vt::{
     fmt::{Format, Formatter, FormatterOptions},
     screen::Screen,
     selection::Selection,
-    terminal::{Point, PointCoordinate},
+    terminal::{Mode, Point, PointCoordinate},
 };
 
 use super::{Engine, EngineError};
@@ -43,6 +43,11 @@ pub(super) const SPILL_ROWS: usize = 100;
 /// about what parsing it did, and all but the last budget's worth would be dropped anyway. A
 /// spill every 250 ms cost a 100 MB flood 5 % of its speed; once a second, 2 %.
 const FLOOD_GAP: Duration = Duration::from_secs(1);
+
+/// Rows a spill must move for the next pause to rebuild the terminal: libghostty-vt keeps the
+/// pages a large history used after it is erased (some 300 KiB after 10,000 rows), and a
+/// terminal rebuilt from its dump holds only its screen.
+const REBUILD_ROWS: usize = 1000;
 
 /// What a history cell costs in libghostty-vt's pages, rounded up (measured: 9.3 bytes plain,
 /// 10.5 styled), so the archive never keeps more rows than a terminal with the same byte budget
@@ -133,9 +138,8 @@ impl Engine {
         match self.term.scrollback_rows() {
             Ok(rows) if rows >= SPILL_ROWS => {
                 let now = Instant::now();
-                if self.last_spill.is_none_or(|at| now.duration_since(at) >= FLOOD_GAP) {
+                if self.last_spill.is_none_or(|at| now.duration_since(at) >= FLOOD_GAP) && self.spill() {
                     self.last_spill = Some(now);
-                    self.spill();
                 }
             }
             Ok(_) => {}
@@ -144,21 +148,22 @@ impl Engine {
     }
 
     /// Moves every history row of the terminal into the archive, if nothing is looking at them
-    /// (see the module docs). A failure leaves the rows where they are.
-    pub(super) fn spill(&mut self) {
-        if let Err(err) = self.try_spill() {
+    /// (see the module docs); `true` when it did. A failure leaves the rows where they are.
+    pub(super) fn spill(&mut self) -> bool {
+        self.try_spill().unwrap_or_else(|err| {
             log::warn!("history stays in the terminal: {err}");
-        }
+            false
+        })
     }
 
-    fn try_spill(&mut self) -> Result<(), EngineError> {
+    fn try_spill(&mut self) -> Result<bool, EngineError> {
         let rows = self.term.scrollback_rows()?;
-        if rows == 0 || self.copy_on() || self.term.active_screen()? != Screen::Primary {
-            return Ok(());
+        if rows == 0 || !self.ended_clean || self.copy_on() || self.term.active_screen()? != Screen::Primary {
+            return Ok(false);
         }
         let bar = self.term.scrollbar()?;
         if bar.offset.saturating_add(bar.len) < bar.total {
-            return Ok(());
+            return Ok(false);
         }
         let cols = self.term.cols()?;
         let keep = rows_for(self.limit, cols);
@@ -181,7 +186,7 @@ impl Engine {
         if formatted_rows != rows - first {
             // The formatter wrote some other layout: keep the rows in the terminal.
             log::warn!("history formatted as {formatted_rows} rows, not {}: not archived", rows - first);
-            return Ok(());
+            return Ok(false);
         }
         for (y, row) in split_crlf(&formatted).enumerate() {
             let point = PointCoordinate { x: 0, y: to_u32(first + y) };
@@ -191,32 +196,73 @@ impl Engine {
         drop(formatted);
         self.term.vt_write(b"\x1b[3J");
         self.archive.keep_newest(keep);
-        Ok(())
+        self.pages_retained |= rows >= REBUILD_ROWS;
+        Ok(true)
+    }
+
+    /// Replaces the terminal by one rebuilt from its dump, once a large history left it (see
+    /// [`REBUILD_ROWS`]), when nothing the dump cannot carry is in play: output that stopped
+    /// inside a sequence, a pending wrap, origin mode, copy mode, the alternate screen.
+    fn rebuild_if_due(&mut self) -> Result<(), EngineError> {
+        if !self.pages_retained
+            || !self.ended_clean
+            || self.copy_on()
+            || self.term.scrollback_rows()? > 0
+            || self.term.active_screen()? != Screen::Primary
+            || self.term.is_cursor_pending_wrap()?
+            || self.term.mode(Mode::ORIGIN)?
+        {
+            return Ok(());
+        }
+        self.pages_retained = false;
+        let archive = std::mem::take(&mut self.archive);
+        let dumped = self.dump_final();
+        self.archive = archive;
+        let dumped = dumped.map_err(from_dump)?;
+        self.replace_terminal(&dumped).map(|_| ())
+    }
+
+    /// Swaps in a terminal fed `dumped` (a [`Engine::dump_final`] of this one) and says how many
+    /// more rows it has. If the new one cannot be made, this one gets back the cursor the final
+    /// dump's reading changed, and stays.
+    fn replace_terminal(&mut self, dumped: &super::FinalDump) -> Result<usize, EngineError> {
+        let (cols, rows) = self.size()?;
+        let before = self.term.total_rows()?;
+        let fresh = match Engine::restore_with(cols, rows, &dumped.bytes, self.revision, self.limit, false) {
+            Ok(fresh) => fresh,
+            Err(err) => {
+                self.term.vt_write(dumped.cursor_state());
+                return Err(err);
+            }
+        };
+        let added = fresh.term.total_rows()?.saturating_sub(before);
+        self.term = fresh.term;
+        self.effects = fresh.effects;
+        self.screen = None;
+        self.compressed = None;
+        Ok(added)
     }
 
     /// Puts the archive's rows back into the terminal (see the module docs), so that what reads
     /// the terminal itself sees every row. Copy positions move with their rows.
     pub(super) fn rehydrate(&mut self) -> Result<(), EngineError> {
-        // On the alternate screen nothing looks at the primary's history.
+        // On the alternate screen nothing looks at the primary's history. Output that stopped
+        // inside a sequence would print its rest as text on a new terminal: copy mode then
+        // sees the terminal's own rows until the program's next output ends cleanly.
         if self.archive.is_empty() || self.term.active_screen()? != Screen::Primary {
             return Ok(());
         }
-        // The dump starts with the archive's rows.
-        let bytes = self.dump_final().map_err(|err| match err {
-            super::DumpError::Engine(err) => err,
-            super::DumpError::Layout(what) => EngineError::Rehydrate(what),
-        })?;
-        let (cols, rows) = self.size()?;
-        let before = self.term.total_rows()?;
-        // The archive keeps fewer rows than the budget gives the terminal (`CELL_BYTES`), so
-        // none is dropped on the way back; `added` counts what arrived all the same.
-        let fresh = Engine::restore_with(cols, rows, &bytes, self.revision, self.limit, false)?;
-        let added = fresh.term.total_rows()?.saturating_sub(before);
+        if !self.ended_clean {
+            log::warn!(
+                "output stopped inside a sequence: the archived history stays out of copy mode for now"
+            );
+            return Ok(());
+        }
+        // The dump starts with the archive's rows; positions are read before it changes the
+        // cursor, and moved by the rows that come back.
         self.sync_copy_positions()?;
-        self.term = fresh.term;
-        self.effects = fresh.effects;
-        self.screen = None;
-        self.compressed = None;
+        let dumped = self.dump_final().map_err(from_dump)?;
+        let added = self.replace_terminal(&dumped)?;
         self.archive.clear();
         self.copy.reattach(u32::try_from(added).unwrap_or(u32::MAX));
         self.pin_copy_positions()
@@ -264,6 +310,9 @@ impl Engine {
     /// (more may wait).
     pub(super) fn pack_step(&mut self) -> bool {
         self.spill();
+        if let Err(err) = self.rebuild_if_due() {
+            log::warn!("the terminal keeps its old pages: {err}");
+        }
         if !self.archive.packing_due() {
             return false;
         }
@@ -274,6 +323,53 @@ impl Engine {
     /// Bytes the archive occupies.
     pub fn archived_bytes(&self) -> usize {
         self.archive.stored_bytes()
+    }
+}
+
+fn from_dump(err: super::DumpError) -> EngineError {
+    match err {
+        super::DumpError::Engine(err) => err,
+        super::DumpError::Layout(what) => EngineError::Rehydrate(what),
+    }
+}
+
+/// Whether output ends between sequences, given whether it did before this chunk (`was`): not
+/// inside an escape sequence (CSI, OSC, DCS/APC strings, short escapes) or a UTF-8 character.
+/// Only then may the worker write its own sequences into the terminal (a spill's `CSI 3 J`) or
+/// replace it with one rebuilt from a dump: either would cut the program's sequence in two and
+/// its rest would print as text. The chunk's last ESC decides; a chunk without one ends clean
+/// if the output before it did, or if it has a BEL (what ends most strings); else it stays
+/// unknown, which counts as not clean.
+pub(super) fn ends_clean(was: bool, bytes: &[u8]) -> bool {
+    let Some(&last) = bytes.last() else { return was };
+    if last >= 0x80 {
+        let start =
+            bytes.iter().rev().take(4).position(|&b| b & 0xc0 != 0x80).map(|back| bytes.len() - 1 - back);
+        let Some(start) = start else { return false };
+        let lead = bytes[start];
+        let want = match lead {
+            0xc0..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf7 => 4,
+            _ => 1,
+        };
+        if bytes.len() - start < want {
+            return false;
+        }
+    }
+    let Some(esc) = memchr::memrchr(0x1b, bytes) else {
+        return was || memchr::memchr(0x07, bytes).is_some();
+    };
+    let rest = &bytes[esc + 1..];
+    match rest.first() {
+        None => false,
+        Some(b'[') => rest[1..].iter().any(|b| (0x40..=0x7e).contains(b)),
+        Some(b']' | b'P' | b'_' | b'^' | b'X') => {
+            memchr::memchr(0x07, rest).is_some() || rest.ends_with(b"\x1b\\")
+        }
+        // `ESC (`, `ESC #` and the like take one more byte.
+        Some(0x20..=0x2f) => rest.len() >= 2,
+        Some(_) => true,
     }
 }
 
@@ -332,6 +428,29 @@ mod tests {
         let mut carry = Carry::default();
         scan(&mut carry, b"x\x1bc");
         assert_eq!(scan(&mut carry, b"\x1b[?2027l"), Resets::default(), "the next chunk has none");
+    }
+
+    #[test]
+    fn a_chunk_ends_clean_only_between_sequences() {
+        let clean = |bytes: &[u8]| ends_clean(true, bytes);
+        assert!(clean(b"plain text\r\n$ "));
+        assert!(clean(b"\x1b[1;31mred\x1b[0m"));
+        assert!(clean(b"\x1b]2;title\x07"));
+        assert!(clean(b"\x1b]2;title\x1b\\"));
+        assert!(clean("caf\u{e9}".as_bytes()));
+        assert!(clean(b"\x1b(B"));
+        assert!(clean(b""));
+        assert!(!clean(b"text\x1b"));
+        assert!(!clean(b"text\x1b[1;3"));
+        assert!(!clean(b"\x1b]8;;http://exa"));
+        assert!(!clean(b"\x1b("));
+        assert!(!clean(&"caf\u{e9}".as_bytes()[..4]));
+        assert!(!clean(&"\u{1f600}".as_bytes()[..3]));
+        // After a chunk that ended inside something: only an ESC or a BEL tells.
+        assert!(!ends_clean(false, b"1mtext"));
+        assert!(!ends_clean(false, b""));
+        assert!(ends_clean(false, b"...base64\x07"));
+        assert!(ends_clean(false, b"1mtext\x1b[0m"));
     }
 
     #[test]

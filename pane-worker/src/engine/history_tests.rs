@@ -162,3 +162,66 @@ fn a_wrapped_line_across_the_archive_edge_unwraps_whole() {
     let wrapped = read(&e, ReadSource::Recent, 1000, ReadFormat::Text);
     assert!(wrapped.contains("\n0123456789abcdefghij\nKLMNOPQRSTUVWXYZ+-*/\n"));
 }
+
+#[test]
+fn after_a_large_history_left_the_pause_rebuilds_the_terminal_with_its_state() {
+    let mut e = Engine::new(60, 10).expect("terminal");
+    e.feed(b"\x1b]2;build\x07\x1b[?2004h\x1b[3;7H\x1b7\x1b[10;1H");
+    for i in 0..3000 {
+        e.feed(format!("line {i:05}\r\n").as_bytes());
+    }
+    e.feed(b"\x1b[6 q$ ");
+    settle(&mut e);
+    assert!(!e.pages_retained, "rebuilt");
+    assert_eq!(e.term.title().expect("title"), "build");
+    assert!(e.bracketed_paste().expect("mode"));
+    assert_eq!((e.term.cursor_x().expect("x"), e.term.cursor_y().expect("y")), (2, 9));
+    let recent = read(&e, ReadSource::Recent, 3, ReadFormat::Text);
+    assert_eq!(recent, "line 02998\nline 02999\n$");
+    e.feed(b"\x1b8X");
+    let visible = read(&e, ReadSource::Visible, 10, ReadFormat::Text);
+    assert_eq!(
+        visible.lines().nth(2).map(|l| l.find('X')),
+        Some(Some(6)),
+        "DECRC still finds row 3, column 7: {visible}"
+    );
+}
+
+#[test]
+fn output_stopped_inside_a_sequence_is_not_rebuilt_under() {
+    let mut e = Engine::new(60, 10).expect("terminal");
+    for i in 0..3000 {
+        e.feed(format!("line {i:05}\r\n").as_bytes());
+    }
+    e.feed(b"\x1b[3");
+    settle(&mut e);
+    assert!(e.term.scrollback_rows().expect("rows") > 1000, "the history waits for the sequence to end");
+    e.feed(b"1mred\x1b[0m");
+    let ansi = read(&e, ReadSource::Visible, 1, ReadFormat::Ansi);
+    assert!(ansi.contains("\x1b[38;5;1mred") || ansi.contains("\x1b[31mred"), "{ansi:?}");
+    settle(&mut e);
+    assert!(!e.pages_retained);
+}
+
+#[test]
+fn a_sequence_split_across_reads_is_not_cut_by_a_spill() {
+    let mut e = Engine::new(60, 10).expect("terminal");
+    let mut chunk: Vec<u8> = (0..150).flat_map(|i| format!("line {i:05}\r\n").into_bytes()).collect();
+    chunk.extend_from_slice(b"\x1b[3");
+    e.feed(&chunk);
+    assert_eq!(e.archived_rows(), 0, "no spill inside the sequence");
+    e.feed(b"1mred\x1b[0m\r\n");
+    assert!(
+        e.archived_rows() >= 140,
+        "the next read spills: {} archived, {:?} in the terminal",
+        e.archived_rows(),
+        e.term.scrollback_rows()
+    );
+    assert_eq!(
+        read(&e, ReadSource::Recent, 2, ReadFormat::Text),
+        "line 00149\nred",
+        "no escape printed as text"
+    );
+    let ansi = read(&e, ReadSource::Recent, 1, ReadFormat::Ansi);
+    assert!(ansi.contains("\x1b[38;5;1mred"), "red: {ansi:?}");
+}

@@ -28,7 +28,7 @@ impl Pane {
             return self.refuse_hand_over("input for the program is still queued".into());
         }
         let dump = match self.engine.dump_final() {
-            Ok(dump) => dump,
+            Ok(dump) => dump.bytes,
             Err(err) => return self.refuse_hand_over(format!("could not dump the terminal: {err}")),
         };
         // From here the PTY is not read again: the loop ends with this frame.
