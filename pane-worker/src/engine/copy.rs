@@ -87,6 +87,7 @@ impl Engine {
             self.rehydrate()?;
         }
         self.sync_copy_positions()?;
+        let was_on = self.copy.state.is_some();
         let before = self.scroll_position()?;
         let applied = {
             let doc = TermDoc::new(&self.term)?;
@@ -102,7 +103,7 @@ impl Engine {
             self.term.scroll_viewport(ScrollViewport::Row(top as usize));
         }
         self.pin_copy_positions()?;
-        if self.copy.state.is_none() {
+        if was_on && self.copy.state.is_none() {
             // Out of copy mode at the live screen: the history can leave the terminal again.
             self.spill();
         }

@@ -225,3 +225,16 @@ fn a_sequence_split_across_reads_is_not_cut_by_a_spill() {
     let ansi = read(&e, ReadSource::Recent, 1, ReadFormat::Ansi);
     assert!(ansi.contains("\x1b[38;5;1mred"), "red: {ansi:?}");
 }
+
+#[test]
+fn a_key_typed_at_the_live_screen_moves_no_history() {
+    let mut e = printed(60, 500);
+    let archived = e.archived_rows();
+    for i in 0..30 {
+        e.feed(format!("more {i}\r\n").as_bytes());
+    }
+    // What every typed key does first.
+    assert!(!e.scroll_to(ScrollTo::Bottom).expect("scroll"));
+    assert_eq!(e.archived_rows(), archived, "the spill waits for its threshold or a pause");
+    assert_eq!(e.term.scrollback_rows().expect("rows"), 30);
+}

@@ -50,7 +50,8 @@ impl Engine {
             let delta = isize::try_from(lines).unwrap_or(isize::MAX);
             self.term.scroll_viewport(ScrollViewport::Delta(if up { -delta } else { delta }));
             let moved = self.scroll_position()? != before;
-            if !up {
+            if moved && !up {
+                // Back at the live screen, the history can leave the terminal again.
                 self.spill();
             }
             return Ok(if moved { MouseEffect::Scrolled } else { MouseEffect::Nothing });
@@ -117,7 +118,10 @@ impl Engine {
             }
         }
         let moved = self.scroll_position()? != before;
-        self.spill();
+        if moved && matches!(to, ScrollTo::Bottom) {
+            // Every typed key scrolls to the bottom: only a real return spills.
+            self.spill();
+        }
         Ok(moved)
     }
 
