@@ -242,3 +242,34 @@ fn copy_on_select_off_keeps_drags_off_the_clipboard_and_the_toast_can_be_turned_
         tmux.wait_screen("a later paint", |s| s.lines().any(|r| r.contains("after-8") && !r.contains("$((")));
     assert!(!screen.contains("copied"), "no clipboard toast when it is turned off:\n{screen}");
 }
+
+/// The pane's history leaves its terminal for the worker's packed archive as it collects
+/// (ARCHITECTURE.md, "Pane history"); copy mode, its search and API reads still reach every row.
+#[test]
+fn copy_mode_and_reads_reach_the_oldest_row_of_an_archived_history() {
+    let server = TestServer::prepare();
+    let tmux = attached(&server);
+    // The pause after the lines lets the worker's pass archive and pack them.
+    tmux.keys(&["clear; seq -f 'deep-%05g' 1 3000; sleep 1; echo history-$((6*7))", "Enter"]);
+    tmux.wait_screen("the output's end", |s| shows_line(s, "history-42"));
+    let pane = focused_pane(&server);
+    let read = server.call("pane.read", json!({ "pane_id": pane, "source": "recent", "lines": 1000 }));
+    let text = read["read"]["text"].as_str().unwrap_or_default();
+    let deep: Vec<u32> = text.lines().filter_map(|l| l.strip_prefix("deep-")?.parse().ok()).collect();
+    assert!(deep.len() >= 990, "the last 1,000 rows, most from the archive: {} of them", deep.len());
+    let expected: Vec<u32> = (3001 - deep.len() as u32..=3000).collect();
+    assert_eq!(deep, expected, "in order, none missing");
+    let info = server.call("pane.get", json!({ "pane_id": pane }));
+    let above = info["pane"]["scroll"]["max_offset_from_bottom"].as_u64().unwrap_or_default();
+    assert!(above >= 3000 - 40, "every row counts as history: {above}");
+
+    tmux.keys(&["C-b", "["]);
+    tmux.wait_screen("the copy mode bar", |s| last_row(s).contains("COPY"));
+    tmux.literal("?deep-00001");
+    tmux.wait_screen("the search prompt", |s| last_row(s).contains("?deep-00001"));
+    tmux.keys(&["Enter"]);
+    tmux.wait_screen("the oldest row found", |s| shows_line(s, "deep-00001"));
+    tmux.keys(&["v", "$", "y"]);
+    tmux.wait_buffer("the oldest row copied", "deep-00001");
+    tmux.wait_screen("the live screen again", |s| shows_line(s, "history-42") && !last_row(s).contains("COPY"));
+}
