@@ -271,5 +271,7 @@ fn copy_mode_and_reads_reach_the_oldest_row_of_an_archived_history() {
     tmux.wait_screen("the oldest row found", |s| shows_line(s, "deep-00001"));
     tmux.keys(&["v", "$", "y"]);
     tmux.wait_buffer("the oldest row copied", "deep-00001");
-    tmux.wait_screen("the live screen again", |s| shows_line(s, "history-42") && !last_row(s).contains("COPY"));
+    tmux.wait_screen("the live screen again", |s| {
+        shows_line(s, "history-42") && !last_row(s).contains("COPY")
+    });
 }
