@@ -152,6 +152,10 @@ pub(super) async fn serve(hub: Arc<Hub>, stream: UnixStream) {
     let end = conn.read_loop(reader, frames, &mut paint).await;
     match &end {
         ReadEnd::Close(reason) => {
+            // The client's terminal goes before the goodbye: the client gives it back to its
+            // shell as soon as it hears it, and nothing typed then may reach this supervisor.
+            conn.tty = None;
+            conn.terminal = None;
             // The connection stays alive until the paint task has said goodbye: dropping it first
             // closes the view channel, and the paint task may see that before the queued farewell.
             let _ = conn.control.send(ServerToClient::Shutdown { reason: reason.clone() });

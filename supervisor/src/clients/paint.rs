@@ -303,6 +303,10 @@ pub(super) async fn run(
             msg = control.recv() => {
                 let Some(msg) = msg else { return };
                 let closing = matches!(msg, ServerToClient::Shutdown { .. });
+                if closing {
+                    // Let go of the client's terminal before the client hears the goodbye.
+                    tty = None;
+                }
                 if write_message(&mut writer, &msg).await.is_err() || closing {
                     return;
                 }
@@ -337,6 +341,7 @@ pub(super) async fn run(
             },
             () = expiry(toast.as_ref()) => (needs_paint, whole) = (true, true),
             () = stopped(&mut stop) => {
+                drop(tty);
                 let bye = ServerToClient::Shutdown { reason: ShutdownReason::ServerStopping };
                 let _ = write_message(&mut writer, &bye).await;
                 return;
