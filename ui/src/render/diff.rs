@@ -5,7 +5,7 @@
 //! The update types are wire data ([`herdr_protocol::grid`]), so the client can decode them.
 
 use herdr_protocol::grid::{CellUpdate, FrameUpdate, WireColor};
-use ratatui_core::buffer::{Buffer, Cell};
+use ratatui_core::buffer::{Buffer, Cell, CellDiffOption, CellWidth};
 use ratatui_core::style::Color;
 
 use super::compose::Frame;
@@ -40,23 +40,84 @@ pub(crate) fn wire_color(color: Color) -> WireColor {
 /// `None` when nothing visible changed.
 pub fn diff_frames(prev: Option<&Frame>, next: &Frame) -> Option<FrameUpdate> {
     let area = next.buffer.area;
-    let same_size = prev.is_some_and(|p| p.buffer.area == area);
-    let blank;
-    let base: &Buffer = match prev {
-        Some(p) if same_size => &p.buffer,
+    let cells: Vec<CellUpdate> = match prev {
+        Some(p) if p.buffer.area == area => {
+            let cells: Vec<CellUpdate> =
+                p.buffer.diff_iter(&next.buffer).map(|(x, y, cell)| cell_update(x, y, cell)).collect();
+            if cells.is_empty() && p.cursor == next.cursor {
+                return None;
+            }
+            cells
+        }
+        // After clearing, the screen is blank: only the cells a blank screen lacks are sent.
         _ => {
-            // After clearing, the screen equals an empty buffer: only non-blank cells are sent.
-            blank = Buffer::empty(area);
-            &blank
+            let mut cells = Vec::new();
+            diff_from_blank(&next.buffer, |x, y, cell| cells.push(cell_update(x, y, cell)));
+            return Some(FrameUpdate {
+                cols: area.width,
+                rows: area.height,
+                clear: true,
+                cells,
+                cursor: next.cursor,
+            });
         }
     };
-    let cells: Vec<CellUpdate> =
-        base.diff_iter(&next.buffer).map(|(x, y, cell)| cell_update(x, y, cell)).collect();
-    let cursor_same = prev.is_some_and(|p| p.cursor == next.cursor);
-    if same_size && cells.is_empty() && cursor_same {
-        return None;
+    Some(FrameUpdate { cols: area.width, rows: area.height, clear: false, cells, cursor: next.cursor })
+}
+
+/// Calls `emit` for each cell of `buffer` that `Buffer::empty(area).diff_iter(buffer)` yields,
+/// in the same order, without making that blank buffer (for a fresh client's first frame, it
+/// was two thirds of a 120 × 40 diff's cost). ratatui-core's `BufferDiff` rules, for a previous
+/// frame of single-width `Cell::EMPTY` cells: skipped cells are passed over; a cell equal to
+/// the blank one is not sent; a wide cell (or one of forced width) covers its trailing columns, except an emoji with
+/// VS16, whose trailing columns are sent when they are not blank.
+#[allow(deprecated)] // `Cell::skip`, still honoured by ratatui's own diff
+fn diff_from_blank(buffer: &Buffer, mut emit: impl FnMut(u16, u16, &Cell)) {
+    let cells = &buffer.content;
+    let area = buffer.area;
+    let width = usize::from(area.width.max(1));
+    let skipped = |cell: &Cell| {
+        matches!(cell.diff_option, CellDiffOption::Skip)
+            || (cell.skip && matches!(cell.diff_option, CellDiffOption::None))
+    };
+    let mut emit_at = |i: usize| {
+        let (x, y) = ((i % width) as u16 + area.x, (i / width) as u16 + area.y);
+        emit(x, y, &cells[i]);
+    };
+    let mut i = 0;
+    while i < cells.len() {
+        let cell = &cells[i];
+        let at = i;
+        i += 1;
+        if skipped(cell) {
+            continue;
+        }
+        if let CellDiffOption::ForcedWidth(forced) = cell.diff_option {
+            // Never equal to the blank cell, whose width is not forced.
+            i = i.saturating_add(usize::from(forced.get() - 1));
+            emit_at(at);
+            continue;
+        }
+        if cell.diff_option == CellDiffOption::None && *cell == Cell::EMPTY {
+            continue;
+        }
+        emit_at(at);
+        let cell_width = usize::from(cell.cell_width());
+        if cell_width > 1 && cell.symbol().contains('\u{FE0F}') {
+            let mut end = (at + cell_width).min(cells.len());
+            while i < end {
+                let trailing = i;
+                i += usize::from(cells[trailing].cell_width().max(1));
+                end = end.max(i).min(cells.len());
+                if !skipped(&cells[trailing]) && cells[trailing].symbol() != " " {
+                    emit_at(trailing);
+                }
+            }
+            i = end;
+        } else if cell_width > 1 {
+            i += cell_width - 1;
+        }
     }
-    Some(FrameUpdate { cols: area.width, rows: area.height, clear: !same_size, cells, cursor: next.cursor })
 }
 
 /// One changed cell on the wire.

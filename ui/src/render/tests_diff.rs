@@ -149,3 +149,63 @@ fn frame_update_round_trips_through_serde() {
     let back: FrameUpdate = serde_json::from_str(&json).expect("deserialize");
     assert_eq!(back, update);
 }
+
+/// A fresh client's frame is diffed against a blank screen without a blank buffer: the cells
+/// sent must be exactly those ratatui's own diff against `Buffer::empty` yields, in its order,
+/// for every kind of cell (styled blanks, wide and VS16 emoji cells, skipped and forced-width
+/// cells, the deprecated `skip` flag).
+#[test]
+#[allow(deprecated)] // `Cell::skip`
+fn a_fresh_frame_sends_what_ratatuis_diff_against_a_blank_buffer_would() {
+    use ratatui_core::buffer::{Buffer, CellDiffOption};
+    use ratatui_core::layout::Rect;
+    use ratatui_core::style::{Color, Modifier};
+    use std::num::NonZeroU16;
+
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next_random = move |bound: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % bound
+    };
+    let symbols = [" ", " ", " ", "a", "Z", "中", "日", "❤\u{fe0f}", "👍\u{fe0f}", "é", ""];
+    for round in 0..400 {
+        let (width, height) = (1 + next_random(12) as u16, 1 + next_random(5) as u16);
+        let area = Rect::new(0, 0, width, height);
+        let mut buffer = Buffer::empty(area);
+        let density = 1 + next_random(4);
+        for cell in buffer.content.iter_mut() {
+            if next_random(4) >= density {
+                continue;
+            }
+            cell.set_symbol(symbols[next_random(symbols.len() as u64) as usize]);
+            match next_random(6) {
+                0 => cell.fg = Color::Indexed(next_random(256) as u8),
+                1 => cell.bg = Color::Rgb(1, 2, 3),
+                2 => cell.modifier = Modifier::REVERSED,
+                _ => {}
+            }
+            match next_random(12) {
+                0 => cell.diff_option = CellDiffOption::Skip,
+                1 => cell.diff_option = CellDiffOption::AlwaysUpdate,
+                2 => {
+                    cell.diff_option = CellDiffOption::ForcedWidth(
+                        NonZeroU16::new(1 + next_random(3) as u16).expect("not zero"),
+                    )
+                }
+                3 => cell.skip = true,
+                _ => {}
+            }
+        }
+        let layout = FrameLayout::compute(width, height, 1, &RenderOptions::default());
+        let frame = Frame { buffer, cursor: None, layout, panes: Vec::new() };
+        let expected: Vec<CellUpdate> = Buffer::empty(area)
+            .diff_iter(&frame.buffer)
+            .map(|(x, y, cell)| super::diff::cell_update(x, y, cell))
+            .collect();
+        let update = diff_frames(None, &frame).expect("a fresh client always gets a frame");
+        assert!(update.clear);
+        assert_eq!(update.cells, expected, "round {round}: {:?}", frame.buffer);
+    }
+}
