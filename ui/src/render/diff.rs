@@ -66,10 +66,10 @@ pub fn diff_frames(prev: Option<&Frame>, next: &Frame) -> Option<FrameUpdate> {
 }
 
 /// Calls `emit` for each cell of `buffer` that `Buffer::empty(area).diff_iter(buffer)` yields,
-/// in the same order, without making that blank buffer (for a fresh client's first frame, it
-/// was two thirds of a 120 × 40 diff's cost). ratatui-core's `BufferDiff` rules, for a previous
-/// frame of single-width `Cell::EMPTY` cells: skipped cells are passed over; a cell equal to
-/// the blank one is not sent; a wide cell (or one of forced width) covers its trailing columns, except an emoji with
+/// in the same order, without making that blank buffer (most of a fresh client's diff cost).
+/// These are ratatui-core's `BufferDiff` rules for a previous frame of single-width
+/// `Cell::EMPTY` cells: skipped cells are passed over; a cell equal to the blank one is not
+/// sent; a wide cell (or one of forced width) covers its trailing columns, except an emoji with
 /// VS16, whose trailing columns are sent when they are not blank.
 #[allow(deprecated)] // `Cell::skip`, still honoured by ratatui's own diff
 fn diff_from_blank(buffer: &Buffer, mut emit: impl FnMut(u16, u16, &Cell)) {
