@@ -40,29 +40,23 @@ pub(crate) fn wire_color(color: Color) -> WireColor {
 /// `None` when nothing visible changed.
 pub fn diff_frames(prev: Option<&Frame>, next: &Frame) -> Option<FrameUpdate> {
     let area = next.buffer.area;
-    let cells: Vec<CellUpdate> = match prev {
+    let (cells, clear) = match prev {
         Some(p) if p.buffer.area == area => {
             let cells: Vec<CellUpdate> =
                 p.buffer.diff_iter(&next.buffer).map(|(x, y, cell)| cell_update(x, y, cell)).collect();
             if cells.is_empty() && p.cursor == next.cursor {
                 return None;
             }
-            cells
+            (cells, false)
         }
         // After clearing, the screen is blank: only the cells a blank screen lacks are sent.
         _ => {
             let mut cells = Vec::new();
             diff_from_blank(&next.buffer, |x, y, cell| cells.push(cell_update(x, y, cell)));
-            return Some(FrameUpdate {
-                cols: area.width,
-                rows: area.height,
-                clear: true,
-                cells,
-                cursor: next.cursor,
-            });
+            (cells, true)
         }
     };
-    Some(FrameUpdate { cols: area.width, rows: area.height, clear: false, cells, cursor: next.cursor })
+    Some(FrameUpdate { cols: area.width, rows: area.height, clear, cells, cursor: next.cursor })
 }
 
 /// Calls `emit` for each cell of `buffer` that `Buffer::empty(area).diff_iter(buffer)` yields,
