@@ -34,6 +34,7 @@ use crate::{
 mod adopt;
 mod bell;
 mod compress;
+mod cwd_pace;
 mod handover;
 mod held;
 mod requests;
@@ -91,6 +92,7 @@ pub struct Pane {
     /// The last `LiveCwd` sent, and from when one may be sent (later for a `hold_failure` pane).
     live_cwd: Option<String>,
     live_cwd_from: Instant,
+    cwd_pace: cwd_pace::CwdPace,
     /// False once the master reported EOF/EIO: nothing more will come, stop polling it.
     pty_open: bool,
     buf: Box<[u8]>,
@@ -154,6 +156,7 @@ impl Pane {
             hold: None,
             live_cwd: None,
             live_cwd_from: Instant::now(),
+            cwd_pace: cwd_pace::CwdPace::default(),
             pty_open: true,
             buf: vec![0u8; pty::READ_CHUNK].into_boxed_slice(),
             visible: false,
@@ -231,6 +234,11 @@ impl Pane {
                 }
                 () = sleep_until(self.damage_at), if self.damage_at.is_some() => {
                     self.send_damage()?;
+                    Flow::Continue
+                }
+                () = sleep_until(self.cwd_pace.at()), if self.cwd_pace.at().is_some() => {
+                    self.cwd_pace.looked(Instant::now());
+                    self.report_live_cwd()?;
                     Flow::Continue
                 }
                 () = sleep_until(self.compress.at()), if self.compress.at().is_some() => {
@@ -317,10 +325,10 @@ impl Pane {
         // One look at the terminal's foreground group per turn, for detection and the cwd.
         let foreground = self.pty.foreground_pgrp();
         self.detect_with(foreground)?;
-        // A `cd` at a prompt shows once the prompt prints: one readlink per turn, and only while
+        // A `cd` at a prompt shows once the prompt prints, paced (`cwd_pace`), and only while
         // the program itself has the terminal (while a job it started runs, a shell waits and
         // its directory cannot move; a spinner in that job paid a /proc lookup per frame).
-        if foreground.is_none_or(|group| group == self.child_pid) {
+        if foreground.is_none_or(|group| group == self.child_pid) && self.cwd_pace.output(Instant::now()) {
             self.report_live_cwd()?;
         }
         Ok(())

@@ -258,6 +258,19 @@ fn live_cwd_follows_the_program() {
 }
 
 #[test]
+fn a_cd_right_after_output_still_shows_once_the_output_stops() {
+    // Output looks at the directory at most once per interval: the `cd` here comes just after
+    // the first look, and nothing prints after the last line, so only the owed look sees it.
+    let mut w = Worker::start();
+    let live = |e: &WorkerEvent| matches!(e, WorkerEvent::LiveCwd(_));
+    let script = "echo one; sleep 0.05; cd /tmp; echo two; exec sleep 30";
+    let (_pid, _master) = w.spawn(&["sh", "-c", script], &[], Some("/"), (80, 24));
+    assert_eq!(w.event("live cwd at start", live), WorkerEvent::LiveCwd("/".into()));
+    w.wait_substring("two");
+    assert_eq!(w.event("live cwd after the cd", live), WorkerEvent::LiveCwd("/tmp".into()));
+}
+
+#[test]
 fn shutdown_escalates_to_sigkill() {
     let mut w = Worker::start();
     let (_pid, _master) =
