@@ -54,17 +54,24 @@ pub trait Halves: AsRawFd + Sized {
     fn duplicate(&self) -> io::Result<Self>;
 }
 
+/// Takes ownership of the descriptors one `recvmsg` just received (`SCM_RIGHTS`), in order,
+/// and makes them close-on-exec: they arrive without it, and a PTY master or a client's
+/// terminal must never leak into a program the supervisor starts.
+pub fn keep_received(raw: &[RawFd], into: &mut VecDeque<OwnedFd>) {
+    for &fd in raw {
+        // SAFETY: the kernel just installed this descriptor for us; nobody else owns it.
+        let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+        let _ = nix::fcntl::fcntl(&owned, nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC));
+        into.push_back(owned);
+    }
+}
+
 impl Halves for StdStream {
     /// One `recvmsg`, keeping any descriptors that came with the bytes (close-on-exec).
     fn read_some(&self, buf: &mut [u8], fds: &mut VecDeque<OwnedFd>) -> io::Result<usize> {
         let mut raw: [RawFd; 4] = [-1; 4];
         let (n, count) = self.recv_with_fd(buf, &mut raw)?;
-        for &fd in &raw[..count] {
-            // SAFETY: the kernel just installed this descriptor for us; nobody else owns it.
-            let owned = unsafe { OwnedFd::from_raw_fd(fd) };
-            let _ = nix::fcntl::fcntl(&owned, nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC));
-            fds.push_back(owned);
-        }
+        keep_received(&raw[..count], fds);
         Ok(n)
     }
 
@@ -208,6 +215,11 @@ mod tests {
         assert_eq!(reader.read(&mut buf).await.expect("read"), 5);
         let fd = reader.take_fd().expect("the descriptor came with the bytes");
         assert!(reader.take_fd().is_none(), "one descriptor was sent");
+        let flags = nix::fcntl::fcntl(&fd, nix::fcntl::FcntlArg::F_GETFD).expect("F_GETFD");
+        assert!(
+            nix::fcntl::FdFlag::from_bits_truncate(flags).contains(nix::fcntl::FdFlag::FD_CLOEXEC),
+            "a received descriptor must not leak into the programs the supervisor starts"
+        );
         // Not a terminal: refused, so the client is painted over the socket.
         let refused = split_terminal(fd).map(|_| ()).expect_err("a pipe is no terminal");
         assert_eq!(refused.kind(), io::ErrorKind::InvalidInput);

@@ -4,9 +4,10 @@
 
 use std::collections::VecDeque;
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::time::Duration;
 
+use herdr_host::stream::keep_received;
 use herdr_protocol::handoff::Step;
 use sendfd::{RecvWithFd, SendWithFd};
 use tokio::net::UnixStream;
@@ -92,15 +93,7 @@ impl Conversation {
             match self.stream.recv_with_fd(&mut chunk, &mut fds) {
                 Ok((0, 0)) => return Err(WireError::Closed),
                 Ok((n, nfds)) => {
-                    for &raw in &fds[..nfds] {
-                        // SAFETY: the kernel just installed this descriptor for us; nobody else owns it.
-                        let owned = unsafe { OwnedFd::from_raw_fd(raw) };
-                        let _ = nix::fcntl::fcntl(
-                            &owned,
-                            nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC),
-                        );
-                        self.fds.push_back(owned);
-                    }
+                    keep_received(&fds[..nfds], &mut self.fds);
                     self.buf.extend_from_slice(&chunk[..n]);
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,

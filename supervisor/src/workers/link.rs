@@ -2,9 +2,10 @@
 
 use std::collections::VecDeque;
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::sync::Arc;
 
+use herdr_host::stream::keep_received;
 use herdr_protocol::ipc::{FrameDecoder, FrameError, SupervisorToWorker, WorkerToSupervisor, encode_frame};
 use sendfd::{RecvWithFd, SendWithFd};
 use tokio::net::UnixStream;
@@ -95,14 +96,7 @@ impl LinkReader {
             });
             match received {
                 Ok((0, 0)) => return Ok(None),
-                Ok((_, nfds)) => {
-                    for &raw in &fds[..nfds] {
-                        // SAFETY: the kernel just installed this descriptor for us; nobody else owns it.
-                        let owned = unsafe { OwnedFd::from_raw_fd(raw) };
-                        set_cloexec(&owned);
-                        self.fds.push_back(owned);
-                    }
-                }
+                Ok((_, nfds)) => keep_received(&fds[..nfds], &mut self.fds),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
                 Err(e) => return Err(e),
             }
@@ -113,10 +107,4 @@ impl LinkReader {
     pub fn take_fd(&mut self) -> Option<OwnedFd> {
         self.fds.pop_front()
     }
-}
-
-/// Received fds arrive without close-on-exec; a PTY master must never leak into another worker.
-fn set_cloexec(fd: &OwnedFd) {
-    use nix::fcntl::{FcntlArg, FdFlag, fcntl};
-    let _ = fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC));
 }
