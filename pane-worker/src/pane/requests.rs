@@ -206,7 +206,10 @@ impl Pane {
             return error("pane_send_failed", format!("the pane's program is not running: {message}"));
         }
         match self.pty.write(bytes) {
-            Ok(()) => WorkerResponse::Ok,
+            Ok(()) => {
+                self.cwd_pace.input(tokio::time::Instant::now());
+                WorkerResponse::Ok
+            }
             Err(err) => error("pane_send_failed", format!("could not write to the pane: {err}")),
         }
     }
