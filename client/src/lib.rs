@@ -24,6 +24,7 @@
 pub mod attach;
 mod clipboard;
 mod detach_chord;
+mod input;
 mod link;
 mod notify;
 mod pump;
@@ -129,9 +130,9 @@ pub fn attach_with(client_socket: &Path, options: AttachOptions) -> Result<ExitR
     let (cols, rows) = crossterm::terminal::size().map_err(AttachError::Terminal)?;
     let terminal = own_terminal();
     let link = link::connect_offering(client_socket, cols, rows, options.keys.as_deref(), terminal.as_ref())?;
-    drop(terminal);
     let io = TerminalIo {
         input: Box::new(io::stdin()),
+        terminal,
         output: Box::new(io::stdout()),
         size: Box::new(crossterm::terminal::size),
     };

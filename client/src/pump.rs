@@ -7,6 +7,7 @@
 //! reconnecting, when input is held for the next server for a moment) and the local events the
 //! reconnect loop waits for. The terminal side is injected ([`TerminalIo`]) so the loop runs without a TTY.
 
+use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -16,6 +17,7 @@ use std::time::{Duration, Instant};
 use herdr_protocol::client::{ClientToServer, MAX_INPUT_CHUNK, NotifyVia, ServerToClient, ShutdownReason};
 
 use crate::detach_chord::DetachChord;
+use crate::input::{Input, InputThread, Watch, Woke};
 use crate::link::{self, Link, Writer};
 use crate::reconnect::{self, Backoff, HookThrottle, Phase, ReconnectPolicy};
 use crate::{AttachError, AttachOptions, ExitReason, HookError, ServerMissingHook};
@@ -29,6 +31,9 @@ pub type SizeFn = Box<dyn Fn() -> io::Result<(u16, u16)> + Send + Sync>;
 pub struct TerminalIo {
     /// The user's raw input; end of input means the terminal is gone.
     pub input: Box<dyn Read + Send>,
+    /// The same terminal opened afresh (see `link::connect_offering`), offered to each server
+    /// the session reconnects to; `None` offers nothing.
+    pub terminal: Option<File>,
     /// Where paints and the reconnect notice are written.
     pub output: Box<dyn Write + Send>,
     /// The terminal's current size, read for each `Hello` and resize.
@@ -39,7 +44,11 @@ pub struct TerminalIo {
 pub struct Session {
     client_socket: PathBuf,
     link: Link,
-    input: Option<Box<dyn Read + Send>>,
+    /// The input while no thread reads it.
+    input: Option<Input>,
+    reader: Option<InputThread>,
+    /// The terminal to offer each later connection ([`TerminalIo::terminal`]).
+    terminal: Option<File>,
     output: Box<dyn Write + Send>,
     shared: Arc<Shared>,
     policy: ReconnectPolicy,
@@ -120,6 +129,8 @@ impl Session {
             client_socket: client_socket.to_path_buf(),
             link,
             input: Some(io.input),
+            reader: None,
+            terminal: io.terminal,
             output: io.output,
             shared,
             policy: options.reconnect,
@@ -153,9 +164,27 @@ impl Session {
     fn read_input(&mut self) -> io::Result<()> {
         if let Some(input) = self.input.take() {
             let shared = self.shared.clone();
-            thread::Builder::new().name("herdr-input".into()).spawn(move || forward_input(&shared, input))?;
+            let body = move |input, watch| forward_input(&shared, input, watch);
+            self.reader = Some(InputThread::spawn(input, self.terminal.as_ref(), body)?);
         }
         Ok(())
+    }
+
+    /// Stops forwarding the terminal's input before a supervisor reads the terminal itself. A
+    /// thread that cannot be stopped goes on (the terminal was then not offered).
+    fn stop_reading_input(&mut self) {
+        if let Some(reader) = self.reader.take() {
+            match reader.stop() {
+                Ok(input) => self.input = input,
+                Err(running) => self.reader = Some(running),
+            }
+        }
+    }
+
+    /// The terminal to send with a reconnect's `Hello`: only while no input thread that
+    /// cannot be stopped reads it.
+    fn terminal_to_offer(&self) -> Option<&File> {
+        self.terminal.as_ref().filter(|_| self.reader.as_ref().is_none_or(InputThread::stoppable))
     }
 
     fn serve(&mut self) -> Result<ExitReason, AttachError> {
@@ -164,8 +193,8 @@ impl Session {
                 return Ok(reason);
             }
             self.shared.disconnect();
-            // The supervisor that read the terminal is gone: this client reads it again (and
-            // offers it to no later connection).
+            // The supervisor that read the terminal is gone: this client reads it again until
+            // the next one takes it.
             self.read_input()?;
             if self.shared.lock().terminal_closed {
                 return Ok(ExitReason::TerminalClosed);
@@ -199,7 +228,9 @@ impl Session {
                 }
                 ServerToClient::TerminalTaken => {
                     // The terminal is in raw mode on the alternate screen by now (the caller
-                    // entered it before `run`): the supervisor may paint into it.
+                    // entered it before `run`): the supervisor may paint into it, and read it
+                    // once this client has stopped reading it (after a reconnect).
+                    self.stop_reading_input();
                     if let Some(outbox) = self.shared.lock().outbox.as_mut() {
                         let _ = outbox.send(&ClientToServer::TerminalReady);
                     }
@@ -268,8 +299,9 @@ impl Session {
             }
 
             let (cols, rows) = self.current_size();
+            let offer = self.terminal_to_offer();
             let connect_error =
-                match link::connect_with_keys(&self.client_socket, cols, rows, self.keys.as_deref()) {
+                match link::connect_offering(&self.client_socket, cols, rows, self.keys.as_deref(), offer) {
                     Ok(link) => return self.resume(link),
                     Err(refused @ AttachError::Refused(_)) => return Err(refused),
                     Err(err) => {
@@ -458,11 +490,15 @@ impl Shared {
 
 /// Input bytes to the server, as read; while no server is connected (or the send fails because
 /// the connection just ended) they are held briefly for the next server, and `ctrl+b q`
-/// detaches. End of input means the terminal is gone.
-fn forward_input(shared: &Shared, mut input: Box<dyn Read + Send>) {
+/// detaches. End of input means the terminal is gone. With a `watch`, waits for input there
+/// first and gives the input back when told to stop.
+fn forward_input(shared: &Shared, mut input: Input, watch: Option<Watch>) -> Option<Input> {
     let mut buf = vec![0u8; MAX_INPUT_CHUNK];
     let mut chord = DetachChord::default();
     loop {
+        if let Some(Woke::Stop) = watch.as_ref().map(Watch::wait) {
+            return Some(input);
+        }
         let n = match input.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => n,
@@ -489,4 +525,5 @@ fn forward_input(shared: &Shared, mut input: Box<dyn Read + Send>) {
         }
     }
     shared.terminal_closed();
+    None
 }

@@ -3,7 +3,9 @@
 //! the same path. The terminal side is a socket pair for the keyboard and a buffer for the
 //! screen, so no TTY is needed.
 
+use std::fs::File;
 use std::io::{self, Read, Write};
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -149,6 +151,16 @@ impl Harness {
     }
 
     fn start_in(dir: tempfile::TempDir, options: AttachOptions) -> Harness {
+        Harness::start_full(dir, options, false)
+    }
+
+    /// With the keyboard socket's client end also given as the terminal to offer on reconnects
+    /// (readable when the keyboard is typed into, as a terminal is).
+    fn start_offering(options: AttachOptions) -> Harness {
+        Harness::start_full(tempfile::tempdir().expect("temp dir"), options, true)
+    }
+
+    fn start_full(dir: tempfile::TempDir, options: AttachOptions, offer: bool) -> Harness {
         let path = socket_path(&dir);
         let listener = UnixListener::bind(&path).expect("bind the first server");
         let server = thread::spawn(move || {
@@ -161,19 +173,25 @@ impl Harness {
         assert_eq!(first_hello, hello(80, 24));
 
         let (keyboard, keys) = UnixStream::pair().expect("socket pair");
+        let terminal =
+            offer.then(|| File::from(OwnedFd::from(keys.try_clone().expect("dup the keys socket"))));
         let (reads_tx, reads) = mpsc::channel();
         let screen = Screen::default();
         let size = Arc::new(Mutex::new((80, 24)));
         let read_size = size.clone();
         let io = TerminalIo {
             input: Box::new(Keys { inner: keys, reads: reads_tx }),
+            terminal,
             output: Box::new(screen.clone()),
             size: Box::new(move || Ok(*read_size.lock().expect("size lock"))),
         };
         let session = Session::new(&path, link, io, options).expect("session");
         let controls = session.controls();
         let run = thread::spawn(move || session.run());
-        reads.recv_timeout(DEADLINE).expect("the input thread starts reading");
+        // A thread watching a terminal starts a read only once there is input.
+        if !offer {
+            reads.recv_timeout(DEADLINE).expect("the input thread starts reading");
+        }
         Harness {
             path,
             listener: Some(listener),
@@ -249,6 +267,47 @@ fn a_lost_connection_resumes_on_the_next_server_at_the_same_path() {
     *h.size.lock().expect("size lock") = (90, 20);
     h.controls.resized();
     assert_eq!(peer.recv(), ClientToServer::Resize { cols: 90, rows: 20 });
+
+    peer.send(&ServerToClient::Shutdown { reason: ShutdownReason::Detached });
+    assert_eq!(h.outcome().expect("attach"), ExitReason::Detached);
+}
+
+#[test]
+fn a_reconnect_offers_the_terminal_again_and_stops_reading_it_once_taken() {
+    let mut h =
+        Harness::start_offering(AttachOptions { reconnect: fast_policy(), ..AttachOptions::default() });
+    h.type_keys(b"read by the client");
+    assert_eq!(h.peer().recv(), ClientToServer::Input(b"read by the client".to_vec()));
+    h.kill_server();
+
+    // The next Hello carries the terminal.
+    let listener = bind_again(&h.path);
+    let (stream, _) = listener.accept().expect("accept");
+    stream.set_read_timeout(Some(DEADLINE)).expect("read timeout");
+    let mut buf = [0u8; 4096];
+    let mut fds: [RawFd; 2] = [-1; 2];
+    let (n, count) = sendfd::RecvWithFd::recv_with_fd(&stream, &mut buf, &mut fds).expect("the Hello");
+    assert_eq!(count, 1, "one descriptor came with the Hello");
+    // SAFETY: the kernel just installed it for this test.
+    let terminal = unsafe { OwnedFd::from_raw_fd(fds[0]) };
+    let mut peer = Peer { stream, frames: FrameDecoder::new() };
+    peer.frames.push(&buf[..n]);
+    assert_eq!(peer.recv(), hello(80, 24));
+    peer.welcome();
+    peer.send(&ServerToClient::TerminalTaken);
+    assert_eq!(peer.recv(), ClientToServer::TerminalReady);
+
+    // From now on the keys are the server's to read from the terminal; the client reads none
+    // (an input thread still watching would start a read within microseconds of the keys).
+    while h.reads.try_recv().is_ok() {}
+    h.keyboard.write_all(b"for the server").expect("type");
+    let read = h.reads.recv_timeout(Duration::from_millis(300));
+    assert!(read.is_err(), "the client read its terminal after the server took it");
+    let mut taken = UnixStream::from(terminal);
+    taken.set_read_timeout(Some(DEADLINE)).expect("read timeout");
+    let mut got = [0u8; 32];
+    let n = taken.read(&mut got).expect("the keys are still there for the server to read");
+    assert_eq!(&got[..n], b"for the server");
 
     peer.send(&ServerToClient::Shutdown { reason: ShutdownReason::Detached });
     assert_eq!(h.outcome().expect("attach"), ExitReason::Detached);

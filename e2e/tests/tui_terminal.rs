@@ -3,7 +3,7 @@
 //! client reads nothing from it, typing still reaches the pane and its echo the screen, and on
 //! detach the supervisor lets go of the terminal before the shell gets it back (nothing typed
 //! afterwards is read by anyone else). When the supervisor dies, the client reads its terminal
-//! again and the next server gets keys over the socket.
+//! again while it reconnects, and hands it to the next server, which reads and paints it.
 
 // Every suite compiles its own copy of the shared tmux harness and uses a subset of it.
 #[allow(dead_code)]
@@ -115,6 +115,13 @@ fn the_supervisor_reads_and_paints_a_local_clients_terminal_and_lets_go_of_it_on
         s.lines().any(|row| row.contains("taken-42") && !row.contains("$(("))
     });
 
+    detach_and_type_to_the_shell(&tmux, supervisor, terminal);
+    server.assert_alive();
+}
+
+/// `ctrl+b q`: the supervisor lets go of the terminal before the shell gets it back, and the
+/// shell reads what is typed next (nobody else does).
+fn detach_and_type_to_the_shell(tmux: &Tmux<'_>, supervisor: i32, terminal: u64) {
     tmux.keys(&["C-b", "q"]);
     tmux.wait_screen("the shell after detaching", |s| s.contains("[detached]") && s.contains("e2e$"));
     assert_eq!(descriptors_of(supervisor, terminal), 0, "the supervisor let go of the terminal");
@@ -122,11 +129,10 @@ fn the_supervisor_reads_and_paints_a_local_clients_terminal_and_lets_go_of_it_on
     tmux.wait_screen("the shell to read what is typed after the detach", |s| {
         s.lines().any(|row| row.trim_end().ends_with("shell-got-2") && !row.contains("$(("))
     });
-    server.assert_alive();
 }
 
 #[test]
-fn when_its_supervisor_dies_the_client_reads_its_terminal_again() {
+fn when_its_supervisor_dies_the_client_reads_its_terminal_until_the_next_one_takes_it() {
     let server = TestServer::prepare();
     let tmux = Tmux::start(&server);
     let Attached { terminal, supervisor: first, client } = attach(&server, &tmux);
@@ -138,15 +144,22 @@ fn when_its_supervisor_dies_the_client_reads_its_terminal_again() {
         let names = threads(client);
         if names.iter().any(|n| n == "herdr-input") { Ok(()) } else { Err(format!("threads {names:?}")) }
     });
-    // The client starts the next server itself; its keys then go over the socket.
+    // The client starts the next server itself and offers it the terminal again.
     let second = supervisor(&server);
     assert_ne!(second, first);
     tmux.wait_screen("the session drawn again", |s| {
         s.contains("spaces") && boxes_on_top_row(s) == 1 && !s.to_lowercase().contains("reconnecting")
     });
+    wait_until("the next supervisor to take the terminal", PATIENCE, || {
+        match (descriptors_of(second, terminal), threads(client)) {
+            (1, names) if !names.iter().any(|n| n == "herdr-input") => Ok(()),
+            (n, names) => Err(format!("{n} descriptors of it; client threads {names:?}")),
+        }
+    });
     tmux.keys(&["echo again-$((40+2))", "Enter"]);
     tmux.wait_screen("the typed command's output after the restart", |s| {
         s.lines().any(|row| row.contains("again-42") && !row.contains("$(("))
     });
-    assert_eq!(descriptors_of(second, terminal), 0, "a later connection keeps its terminal");
+    // Detaching from the second server gives the terminal back to the shell, as from the first.
+    detach_and_type_to_the_shell(&tmux, second, terminal);
 }

@@ -27,9 +27,10 @@
 //! server does. Everything else (resizes, bells, the clipboard, notifications, window titles,
 //! `Shutdown`) still goes over the socket, and the supervisor writes nothing more to the terminal
 //! once it has sent `Shutdown`. A client whose connection ends without a `Shutdown` reads its
-//! terminal again; it offers it only on its first connection. A supervisor that predates this,
-//! or a client relayed through the remote bridge (whose bytes carry no descriptor), just goes on
-//! as before: the client starts reading its terminal at the first paint it is sent.
+//! terminal again, and offers it with each reconnect's `Hello` (it stops reading it before it
+//! answers `TerminalTaken`). A supervisor that predates this, or a client relayed through the
+//! remote bridge (whose bytes carry no descriptor), just goes on as before: the client starts
+//! reading its terminal at the first paint it is sent.
 //!
 //! Direct terminal attach (`herdr agent attach`, `herdr terminal attach`, `herdr terminal
 //! session observe|control`): the first frame is [`ClientToServer::AttachTerminal`] instead of
