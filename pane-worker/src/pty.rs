@@ -203,8 +203,12 @@ pub enum ReadOutcome {
     Closed,
 }
 
-/// The PTY master, non-blocking, registered with the runtime; plus input not yet accepted by the
-/// PTY (a program that does not read its input must not stall the worker).
+/// The PTY master, non-blocking, registered with the runtime for reading only; plus input not
+/// yet accepted by the PTY (a program that does not read its input must not stall the worker).
+/// Registered for writability too, edge-triggered epoll would wake the worker each time the
+/// program's terminal takes a typed key in, apart from the echo's own wake a moment later;
+/// input is written straight to the master and only input the PTY cannot take right now waits
+/// on a registration of its own ([`Pty::writable`]), as the link does.
 #[derive(Debug)]
 pub struct Pty {
     fd: AsyncFd<OwnedFd>,
@@ -215,7 +219,8 @@ impl Pty {
     pub fn new(master: OwnedFd) -> io::Result<Self> {
         set_fd_flags(master.as_fd(), true)?;
         // SAFETY: the AsyncFd owns the OwnedFd, so the fd stays open and unchanged for its life.
-        let fd = unsafe { AsyncFd::register(master) }.map_err(|e| e.into_parts().1)?;
+        let fd = unsafe { AsyncFd::register_with_interest(master, Interest::READABLE) }
+            .map_err(|e| e.into_parts().1)?;
         Ok(Self { fd, pending_input: VecDeque::new() })
     }
 
@@ -246,17 +251,23 @@ impl Pty {
         !self.pending_input.is_empty()
     }
 
-    /// Waits until the PTY can take more input.
+    /// Waits until the PTY can take more input, on a duplicate of the master registered for
+    /// writability for as long as the wait lasts (a fresh edge-triggered registration reports
+    /// the current state at once, so room that appeared before it is not missed).
     pub async fn writable(&self) -> io::Result<()> {
-        self.fd.writable().await.map(|mut guard| guard.retain_ready())
+        let dup = self.fd.get_ref().try_clone()?;
+        // SAFETY: the AsyncFd owns the duplicate, which stays open and the same for its life.
+        let waiter = unsafe { AsyncFd::register_with_interest(dup, Interest::WRITABLE) }
+            .map_err(|e| e.into_parts().1)?;
+        let _ready = waiter.writable().await?;
+        Ok(())
     }
 
     /// Writes queued input until the PTY would block.
     pub fn flush_input(&mut self) -> io::Result<()> {
         while !self.pending_input.is_empty() {
             let (front, _) = self.pending_input.as_slices();
-            let written = self.fd.try_io(Interest::WRITABLE, |fd| raw_write(fd.as_raw_fd(), front));
-            match written {
+            match raw_write(self.raw_fd(), front) {
                 Ok(n) => {
                     self.pending_input.drain(..n);
                 }

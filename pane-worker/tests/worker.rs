@@ -271,6 +271,23 @@ fn a_cd_right_after_output_still_shows_once_the_output_stops() {
 }
 
 #[test]
+fn input_the_pty_cannot_take_yet_waits_and_arrives_whole() {
+    // The program reads nothing for a while: 300,000 bytes do not fit in the PTY, the rest
+    // waits in the worker (the worker keeps answering) and goes in once the program reads.
+    let mut w = Worker::start();
+    let script = "stty raw -echo; echo ready; sleep 1; head -c 300000 | wc -c | sed 's/^ */got-/'";
+    let (_pid, _master) = w.spawn(&["sh", "-c", script], &[], None, (80, 24));
+    w.wait_substring("ready");
+    let chunk = "x".repeat(60_000);
+    for _ in 0..5 {
+        w.ok(WorkerRequest::SendText(chunk.clone()));
+    }
+    let info = w.request(WorkerRequest::ProcessInfo);
+    assert!(matches!(info, WorkerResponse::ProcessInfo(_)), "the worker answers while input waits: {info:?}");
+    w.wait_substring("got-300000");
+}
+
+#[test]
 fn shutdown_escalates_to_sigkill() {
     let mut w = Worker::start();
     let (_pid, _master) =
