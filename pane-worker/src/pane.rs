@@ -440,10 +440,13 @@ impl Pane {
         };
         self.event(WorkerEvent::Exited { code: status.code, signal: status.signal })?;
         if let Some(out) = &mut self.out {
-            match out.flush_all().await {
-                Err(err) if err.is_gone() => {}
-                other => other?,
-            }
+            let flushed = out.flush_all().await;
+            self.check_link(flushed)?;
+        }
+        if self.out.is_none() && !self.ending {
+            // The supervisor died before it heard (its EOF was still unread when the exit was
+            // seen): wait, as an orphan, to tell the one that adopts the pane.
+            return Ok(Flow::Continue);
         }
         Ok(Flow::Exit)
     }

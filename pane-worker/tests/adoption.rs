@@ -225,6 +225,50 @@ fn program_exit_while_orphaned_is_reported_after_adoption() {
     assert!(!w.socket.exists());
 }
 
+/// Whether `pid` has ended and waits to be reaped.
+fn zombie(pid: i32) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')))
+}
+
+fn signal(pid: i32, sig: libc::c_int) {
+    // SAFETY: kill has no memory effects; the worker is our child, not yet reaped.
+    let sent = unsafe { libc::kill(pid, sig) };
+    assert_eq!(sent, 0, "kill({pid}, {sig}): {}", std::io::Error::last_os_error());
+}
+
+#[test]
+fn an_exit_seen_before_the_supervisors_eof_still_waits_for_adoption() {
+    // The supervisor dies and the program ends while the worker is not running (stopped here,
+    // descheduled in life): it wakes to both at once, in either order. Whichever it takes
+    // first, the exit must reach the supervisor that adopts the pane. Rounds, since the
+    // worker's loop picks between ready events at random.
+    for round in 0..8 {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cwd = dir.path().to_str().expect("utf-8 path");
+        let mut w = Worker::start();
+        let script = "echo waiting; while [ ! -e go ]; do sleep 0.02; done; exit 3";
+        let (pid, _master) = w.spawn(&["sh", "-c", script], &[], Some(cwd), (80, 24));
+        w.wait_substring("waiting");
+        let worker = w.child.id().cast_signed();
+        signal(worker, libc::SIGSTOP);
+        w.close_link();
+        fs::write(dir.path().join("go"), "").expect("let it end");
+        wait_until("the program has ended", || zombie(pid));
+        signal(worker, libc::SIGCONT);
+        wait_until("the worker has reaped its program", || !alive(pid));
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(w.running(), "round {round}: the worker waits to tell a supervisor");
+
+        let adopted = w.adopt();
+        assert_eq!(adopted.child_pid, pid, "round {round}");
+        let exited = w.event("exit", |e| matches!(e, WorkerEvent::Exited { .. }));
+        assert_eq!(exited, WorkerEvent::Exited { code: Some(3), signal: None }, "round {round}");
+        w.expect_closed("after Exited");
+        assert!(w.wait_exit().success(), "round {round}");
+    }
+}
+
 #[test]
 fn the_socket_path_is_never_taken_from_something_else() {
     // A regular file is never removed, and the worker refuses to start.
