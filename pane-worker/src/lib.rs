@@ -29,6 +29,7 @@ pub mod procinfo;
 pub mod program;
 pub mod pty;
 pub mod reads;
+pub mod room;
 pub mod waits;
 
 use std::{

@@ -6,7 +6,7 @@
 //! The socket is registered for readability only. Registered for writability too (as a tokio
 //! `UnixStream` is), edge-triggered epoll would wake the worker every time the supervisor drained
 //! a damage frame — once per frame of a visible pane. A duplicate descriptor is registered for
-//! writability only while queued frames wait for room ([`LinkWriter::writable`]).
+//! writability only while queued frames wait for room (`crate::room`).
 
 use std::{
     collections::VecDeque,
@@ -21,7 +21,7 @@ use std::io::Write;
 use std::os::unix::net::UnixStream;
 use tokio::io::{Interest, unix::AsyncFd};
 
-use crate::pty::set_fd_flags;
+use crate::{pty::set_fd_flags, room::Room};
 
 /// Bytes read per `recvmsg`; frames larger than this arrive over several reads.
 const RECV_CHUNK: usize = 64 * 1024;
@@ -60,7 +60,7 @@ pub fn open(fd: OwnedFd) -> Result<(LinkReader, LinkWriter), LinkError> {
             eof: false,
             buf: vec![0u8; RECV_CHUNK].into_boxed_slice(),
         },
-        LinkWriter { stream, queue: VecDeque::new() },
+        LinkWriter { stream, queue: VecDeque::new(), room: Room::default() },
     ))
 }
 
@@ -127,6 +127,7 @@ struct Outgoing {
 pub struct LinkWriter {
     stream: Rc<AsyncFd<UnixStream>>,
     queue: VecDeque<Outgoing>,
+    room: Room,
 }
 
 impl LinkWriter {
@@ -141,12 +142,10 @@ impl LinkWriter {
         !self.queue.is_empty()
     }
 
-    /// Waits until the socket can take more. A fresh edge-triggered registration reports the
-    /// current state at once, so room that appeared before it is not missed.
+    /// Waits until the socket can take more (on its writability registration, kept while
+    /// frames wait).
     pub async fn writable(&self) -> io::Result<()> {
-        let waiter = register(self.stream.get_ref().try_clone()?, Interest::WRITABLE)?;
-        let _ready = waiter.writable().await?;
-        Ok(())
+        self.room.wait(self.stream.get_ref().as_fd()).await
     }
 
     /// Writes queued frames until the socket would block.
@@ -176,6 +175,7 @@ impl LinkWriter {
                 Err(err) => return Err(err.into()),
             }
         }
+        self.room.done();
         Ok(())
     }
 

@@ -12,6 +12,8 @@ use std::{
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use tokio::io::{Interest, unix::AsyncFd};
 
+use crate::room::Room;
+
 /// Largest single read from the master: big chunks keep floods cheap.
 pub const READ_CHUNK: usize = 64 * 1024;
 
@@ -208,10 +210,11 @@ pub enum ReadOutcome {
 /// Registered for writability too, edge-triggered epoll would wake the worker each time the
 /// program's terminal takes a typed key in, apart from the echo's own wake a moment later;
 /// input is written straight to the master and only input the PTY cannot take right now waits
-/// on a registration of its own ([`Pty::writable`]), as the link does.
+/// on a registration of its own (`room`), as the link does.
 #[derive(Debug)]
 pub struct Pty {
     fd: AsyncFd<OwnedFd>,
+    room: Room,
     pending_input: VecDeque<u8>,
 }
 
@@ -221,7 +224,7 @@ impl Pty {
         // SAFETY: the AsyncFd owns the OwnedFd, so the fd stays open and unchanged for its life.
         let fd = unsafe { AsyncFd::register_with_interest(master, Interest::READABLE) }
             .map_err(|e| e.into_parts().1)?;
-        Ok(Self { fd, pending_input: VecDeque::new() })
+        Ok(Self { fd, pending_input: VecDeque::new(), room: Room::default() })
     }
 
     pub fn raw_fd(&self) -> RawFd {
@@ -251,16 +254,10 @@ impl Pty {
         !self.pending_input.is_empty()
     }
 
-    /// Waits until the PTY can take more input, on a duplicate of the master registered for
-    /// writability for as long as the wait lasts (a fresh edge-triggered registration reports
-    /// the current state at once, so room that appeared before it is not missed).
+    /// Waits until the PTY can take more input (on the master's writability registration,
+    /// kept while input waits).
     pub async fn writable(&self) -> io::Result<()> {
-        let dup = self.fd.get_ref().try_clone()?;
-        // SAFETY: the AsyncFd owns the duplicate, which stays open and the same for its life.
-        let waiter = unsafe { AsyncFd::register_with_interest(dup, Interest::WRITABLE) }
-            .map_err(|e| e.into_parts().1)?;
-        let _ready = waiter.writable().await?;
-        Ok(())
+        self.room.wait(self.fd.get_ref().as_fd()).await
     }
 
     /// Writes queued input until the PTY would block.
@@ -274,13 +271,11 @@ impl Pty {
                 Err(err) if err.kind() == io::ErrorKind::WouldBlock => return Ok(()),
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
                 // EIO: the program is gone; its input has nowhere to go.
-                Err(err) if err.raw_os_error() == Some(libc::EIO) => {
-                    self.pending_input.clear();
-                    return Ok(());
-                }
+                Err(err) if err.raw_os_error() == Some(libc::EIO) => self.pending_input.clear(),
                 Err(err) => return Err(err),
             }
         }
+        self.room.done();
         Ok(())
     }
 
