@@ -289,6 +289,10 @@ impl Engine {
                 ReadFormat::Text => out.push_str(&reads::strip_escapes(&text)),
             }
             if !(unwrap && row.wrapped) {
+                if format == ReadFormat::Text {
+                    // The terminal's plain reads end a line at its last non-blank cell.
+                    out.truncate(out.trim_end_matches(' ').len());
+                }
                 out.push('\n');
             }
         }

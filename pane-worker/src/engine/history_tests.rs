@@ -238,3 +238,30 @@ fn a_key_typed_at_the_live_screen_moves_no_history() {
     assert_eq!(e.archived_rows(), archived, "the spill waits for its threshold or a pause");
     assert_eq!(e.term.scrollback_rows().expect("rows"), 30);
 }
+
+#[test]
+fn archived_rows_read_as_the_terminal_read_them() {
+    // Trailing blanks: typed spaces at a row's end, one where a long line wraps, styled ones
+    // (plain reads drop them at each line's end, styled reads keep them).
+    let mut e = Engine::new(20, 10).expect("terminal");
+    e.feed(b"plain   \r\n");
+    e.feed(b"0123456789012345678 xyz\r\n");
+    e.feed(b"tab\tend\t\r\n");
+    e.feed(b"bg \x1b[41m   \x1b[0m\r\n");
+    e.feed(b"\x1b[1mbold  \x1b[0m  \r\n");
+    for i in 0..90 {
+        e.feed(format!("n{i}\r\n").as_bytes());
+    }
+    let sources = [ReadSource::Recent, ReadSource::RecentUnwrapped];
+    let formats = [ReadFormat::Text, ReadFormat::Ansi];
+    assert_eq!(e.archived_rows(), 0, "nothing archived yet");
+    let before: Vec<String> =
+        sources.iter().flat_map(|s| formats.iter().map(|f| read(&e, *s, 1000, *f))).collect();
+    settle(&mut e);
+    assert!(e.archived_rows() > 5, "the rows above are archived");
+    let after: Vec<String> =
+        sources.iter().flat_map(|s| formats.iter().map(|f| read(&e, *s, 1000, *f))).collect();
+    for (b, a) in before.iter().zip(&after) {
+        assert_eq!(a, b, "archived rows read otherwise");
+    }
+}
