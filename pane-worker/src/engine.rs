@@ -283,6 +283,13 @@ impl Engine {
         if cols == 0 || rows == 0 {
             return Err(EngineError::BadSize { cols, rows });
         }
+        if cols != self.term.cols()? {
+            // The terminal reflows the rows it holds; archived ones come back first so that
+            // they reflow too (the next pause archives them again, at the new width).
+            if let Err(err) = self.rehydrate() {
+                log::warn!("archived history keeps its width: {err}");
+            }
+        }
         self.term.resize(cols, rows, CELL_WIDTH_PX, CELL_HEIGHT_PX)?;
         Ok(())
     }

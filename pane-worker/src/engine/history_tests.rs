@@ -265,3 +265,30 @@ fn archived_rows_read_as_the_terminal_read_them() {
         assert_eq!(a, b, "archived rows read otherwise");
     }
 }
+
+#[test]
+fn archived_history_reflows_with_the_terminal_on_a_resize() {
+    // Lines wider than the pane, archived at 20 columns; widened to 40, each is one row again,
+    // and narrowed to 10 each is four, as a terminal that kept them itself would show them.
+    let mut e = Engine::new(20, 5).expect("terminal");
+    let lines: Vec<String> =
+        (0..SPILL_ROWS).map(|i| format!("wide-line-{i:04}-{}", "x".repeat(19))).collect();
+    for line in &lines {
+        e.feed(format!("{line}\r\n").as_bytes());
+    }
+    e.feed(b"$ ");
+    settle(&mut e);
+    assert!(e.archived_rows() > SPILL_ROWS as u32, "the wrapped rows are archived");
+    e.resize(40, 5).expect("widen");
+    let widened = read(&e, ReadSource::Recent, 10_000, ReadFormat::Text);
+    assert_eq!(widened, format!("{}\n$", lines.join("\n")), "one row per line at 40 columns");
+    settle(&mut e);
+    assert!(e.archived_rows() > 0, "the pause archives the reflowed rows again");
+    e.resize(10, 5).expect("narrow");
+    let narrowed = read(&e, ReadSource::Recent, 10_000, ReadFormat::Text);
+    let rows: Vec<&str> = narrowed.lines().collect();
+    assert_eq!(rows.len(), 4 * lines.len() + 1, "four rows a line at 10 columns");
+    assert_eq!(rows[..4], ["wide-line-", "0000-xxxxx", "xxxxxxxxxx", "xxxx"]);
+    let unwrapped = read(&e, ReadSource::RecentUnwrapped, 10_000, ReadFormat::Text);
+    assert_eq!(unwrapped, format!("{}\n$", lines.join("\n")), "the lines unwrap whole");
+}

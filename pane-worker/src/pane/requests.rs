@@ -222,7 +222,12 @@ impl Pane {
             return error("internal_error", format!("could not resize the pty: {err}"));
         }
         match self.engine.resize(cols, rows) {
-            Ok(()) => WorkerResponse::Ok,
+            Ok(()) => {
+                // A width change brings archived history back to reflow it: the pause pass
+                // archives it again even if the program prints nothing.
+                self.compress.output(tokio::time::Instant::now());
+                WorkerResponse::Ok
+            }
             Err(err) => error("internal_error", format!("could not resize the terminal: {err}")),
         }
     }
