@@ -9,10 +9,12 @@
 //! - [`runtime`]: the session's runtime dir, its secret, the workers' sockets and the session lock.
 //! - [`socket`]: binding a private Unix socket (stale and busy ones told apart) and peer checks.
 //! - [`stream`]: a socket registered for reading only, so writes cost no readiness wake-ups.
+//! - [`link`]: the supervisor's end of a worker link, read at a shared tick while its pane waits.
 //! - [`pidfd`]: waiting for a process that is not our child to end.
 //! - [`build_info`]: which binary runs and how it was started, for `ping` and `herdr status`.
 
 pub mod build_info;
+pub mod link;
 pub mod logging;
 pub mod logind;
 pub mod pidfd;

@@ -10,25 +10,34 @@
 //!
 //! The reading half of a socket also takes the descriptors a client passes with its bytes
 //! (`SCM_RIGHTS`; a local client passes its terminal), kept for [`Reader::take_fd`]. A terminal
-//! handed over that way is split the same way ([`split_terminal`]).
+//! handed over that way is split the same way ([`split_terminal`]). The writing half can pass
+//! one beside the first byte of a write ([`Writer::send_all`]; a worker link passes PTY masters).
+//!
+//! A reader can also give up its registration for a while ([`Reader::unregister`]) and take
+//! what has arrived when it chooses ([`Reader::read_now`]): bytes then arriving wake nobody.
+//! The next wait registers again, and a fresh registration reports what is already there at
+//! once.
 
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream as StdStream;
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use sendfd::RecvWithFd;
+use sendfd::{RecvWithFd, SendWithFd};
 use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 use tokio::net::UnixStream;
 
-/// The reading half (registered for readability).
+/// The reading half (registered for readability, unless [`Reader::unregister`]ed).
 #[derive(Debug)]
 pub struct Reader<S: AsRawFd> {
-    socket: Arc<AsyncFd<S>>,
+    socket: Arc<S>,
+    /// `None` until the next [`Reader::read`] after [`Reader::unregister`].
+    registration: Option<AsyncFd<Shared<S>>>,
     /// Descriptors that arrived with the bytes read so far, oldest first.
     fds: VecDeque<OwnedFd>,
 }
@@ -36,7 +45,17 @@ pub struct Reader<S: AsRawFd> {
 /// The writing half (not registered; see the module doc).
 #[derive(Debug)]
 pub struct Writer<S: AsRawFd> {
-    socket: Arc<AsyncFd<S>>,
+    socket: Arc<S>,
+}
+
+/// The descriptor both halves share, as the reactor registers it.
+#[derive(Debug)]
+struct Shared<S>(Arc<S>);
+
+impl<S: AsRawFd> AsRawFd for Shared<S> {
+    fn as_raw_fd(&self) -> RawFd {
+        self.0.as_raw_fd()
+    }
 }
 
 /// A client connection's halves.
@@ -51,6 +70,13 @@ pub type TerminalWriter = Writer<File>;
 pub trait Halves: AsRawFd + Sized {
     fn read_some(&self, buf: &mut [u8], fds: &mut VecDeque<OwnedFd>) -> io::Result<usize>;
     fn write_some(&self, bytes: &[u8]) -> io::Result<usize>;
+    /// A write with `fds` passed beside its first byte; only sockets can.
+    fn send_some(&self, bytes: &[u8], fds: &[RawFd]) -> io::Result<usize> {
+        match fds {
+            [] => self.write_some(bytes),
+            _ => Err(io::ErrorKind::Unsupported.into()),
+        }
+    }
     fn duplicate(&self) -> io::Result<Self>;
 }
 
@@ -77,6 +103,10 @@ impl Halves for StdStream {
 
     fn write_some(&self, bytes: &[u8]) -> io::Result<usize> {
         (&*self).write(bytes)
+    }
+
+    fn send_some(&self, bytes: &[u8], fds: &[RawFd]) -> io::Result<usize> {
+        self.send_with_fd(bytes, fds)
     }
 
     fn duplicate(&self) -> io::Result<Self> {
@@ -118,20 +148,63 @@ pub fn split_terminal(fd: OwnedFd) -> io::Result<(TerminalReader, TerminalWriter
 }
 
 fn halves<S: Halves>(descriptor: S) -> io::Result<(Reader<S>, Writer<S>)> {
-    let socket = Arc::new(register(descriptor, Interest::READABLE)?);
-    Ok((Reader { socket: socket.clone(), fds: VecDeque::new() }, Writer { socket }))
+    let socket = Arc::new(descriptor);
+    let registration = Some(register(Shared(socket.clone()), Interest::READABLE)?);
+    Ok((Reader { socket: socket.clone(), registration, fds: VecDeque::new() }, Writer { socket }))
 }
 
 impl<S: Halves> Reader<S> {
     /// Reads what has arrived (0 at end of stream), waiting until something has.
     pub async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
-            let mut ready = self.socket.readable().await?;
-            match ready.try_io(|socket| socket.get_ref().read_some(buf, &mut self.fds)) {
-                Ok(result) => return result,
-                Err(_would_block) => continue,
+            if let Some(n) = self.read_now(buf)? {
+                return Ok(n);
+            }
+            self.ready().await?;
+        }
+    }
+
+    /// Reads what has arrived without waiting: `None` when nothing has (0 at end of stream).
+    pub fn read_now(&mut self, buf: &mut [u8]) -> io::Result<Option<usize>> {
+        let Reader { socket, registration, fds } = self;
+        // Taken before the read: clearing it forgets only the readiness it saw, never that of
+        // bytes arriving after the read, so the next `ready` waits for exactly those.
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut seen = match registration.as_ref().map(|r| r.poll_read_ready(&mut cx)) {
+            Some(Poll::Ready(Ok(guard))) => Some(guard),
+            _ => None,
+        };
+        loop {
+            match socket.read_some(buf, fds) {
+                Ok(n) => return Ok(Some(n)),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if let Some(seen) = seen.as_mut() {
+                        seen.clear_ready();
+                    }
+                    return Ok(None);
+                }
+                Err(e) => return Err(e),
             }
         }
+    }
+
+    /// Resolves once bytes (or the end) may have arrived since the last [`Reader::read_now`]
+    /// found none, registering again after [`Reader::unregister`].
+    pub async fn ready(&mut self) -> io::Result<()> {
+        let Reader { socket, registration, .. } = self;
+        let registration = match registration {
+            Some(registration) => registration,
+            None => registration.insert(register(Shared(socket.clone()), Interest::READABLE)?),
+        };
+        registration.readable().await?.retain_ready();
+        Ok(())
+    }
+
+    /// Stops the reactor watching for bytes until the next [`Reader::ready`]: what arrives
+    /// meanwhile wakes nobody.
+    pub fn unregister(&mut self) {
+        self.registration = None;
     }
 
     /// The oldest descriptor that came with the bytes read so far, if any is left.
@@ -142,11 +215,21 @@ impl<S: Halves> Reader<S> {
 
 impl<S: Halves> Writer<S> {
     /// Writes all of `bytes`, waiting for room only when the socket is full.
-    pub async fn write_all(&mut self, mut bytes: &[u8]) -> io::Result<()> {
+    pub async fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.send_all(bytes, None).await
+    }
+
+    /// [`Writer::write_all`], with `fd` passed beside the first byte. Takes `&self`: whoever
+    /// shares a writer keeps its frames whole (a worker link locks around each).
+    pub async fn send_all(&self, mut bytes: &[u8], fd: Option<BorrowedFd<'_>>) -> io::Result<()> {
+        let mut fd = fd.map(|fd| [fd.as_raw_fd()]);
         while !bytes.is_empty() {
-            match self.socket.get_ref().write_some(bytes) {
+            match self.socket.send_some(bytes, fd.as_ref().map_or(&[], |fd| &fd[..])) {
                 Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                Ok(n) => bytes = &bytes[n..],
+                Ok(n) => {
+                    bytes = &bytes[n..];
+                    fd = None;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.room().await?,
                 Err(e) => return Err(e),
@@ -167,21 +250,29 @@ impl<S: Halves> Writer<S> {
     /// Resolves once the socket can take more. A fresh edge-triggered registration reports the
     /// current state at once, so room that appeared before it is not missed.
     async fn room(&self) -> io::Result<()> {
-        let waiter = register(self.socket.get_ref().duplicate()?, Interest::WRITABLE)?;
+        let waiter = register(self.socket.duplicate()?, Interest::WRITABLE)?;
         let _ready = waiter.writable().await?;
         Ok(())
     }
 }
 
+impl<S: AsRawFd> AsRawFd for Writer<S> {
+    fn as_raw_fd(&self) -> RawFd {
+        self.socket.as_raw_fd()
+    }
+}
+
 /// Registers `descriptor` with the runtime's reactor for `interest`.
 fn register<S: AsRawFd>(descriptor: S, interest: Interest) -> io::Result<AsyncFd<S>> {
-    // SAFETY: `S` (a socket or a file) owns its descriptor, which stays open and the same for as
-    // long as the AsyncFd (which owns `S`) lives.
+    // SAFETY: `S` (a socket or a file, or a share of one) owns its descriptor, which stays open
+    // and the same for as long as the AsyncFd (which owns `S`) lives.
     unsafe { AsyncFd::register_with_interest(descriptor, interest) }.map_err(|e| e.into_parts().1)
 }
 
 #[cfg(test)]
 mod tests {
+    use std::future::Future;
+
     use super::*;
 
     #[tokio::test]
@@ -223,6 +314,35 @@ mod tests {
         // Not a terminal: refused, so the client is painted over the socket.
         let refused = split_terminal(fd).map(|_| ()).expect_err("a pipe is no terminal");
         assert_eq!(refused.kind(), io::ErrorKind::InvalidInput);
+    }
+
+    /// `ready` polled once: whether it resolved.
+    fn ready_now(reader: &mut ClientReader) -> bool {
+        let mut cx = Context::from_waker(Waker::noop());
+        std::pin::pin!(reader.ready()).poll(&mut cx).is_ready()
+    }
+
+    #[tokio::test]
+    async fn an_unregistered_reader_takes_bytes_when_it_chooses_and_waits_only_for_new_ones() {
+        let (a, b) = StdStream::pair().expect("socketpair");
+        a.set_nonblocking(true).expect("non-blocking");
+        let (mut reader, _writer) = split(UnixStream::from_std(a).expect("tokio stream")).expect("split");
+        let mut peer = b;
+        let mut buf = [0u8; 16];
+        reader.unregister();
+        assert_eq!(reader.read_now(&mut buf).expect("read"), None, "nothing sent yet");
+        peer.write_all(b"one").expect("send");
+        assert_eq!(reader.read_now(&mut buf).expect("read"), Some(3), "there without a registration");
+        // Registered again with bytes already waiting: reported at once.
+        peer.write_all(b"two").expect("send");
+        reader.ready().await.expect("ready");
+        assert_eq!(reader.read_now(&mut buf).expect("read"), Some(3));
+        // Drained: the next wait is for new bytes only (not a spin on stale readiness).
+        assert_eq!(reader.read_now(&mut buf).expect("read"), None);
+        assert!(!ready_now(&mut reader), "nothing new arrived");
+        peer.write_all(b"three").expect("send");
+        reader.ready().await.expect("ready");
+        assert_eq!(reader.read(&mut buf).await.expect("read"), 5);
     }
 
     #[tokio::test]

@@ -16,10 +16,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use herdr_host::link::BACKGROUND_TICK;
 use herdr_host::stream::{ClientWriter, TerminalWriter};
 use herdr_protocol::api::SessionSnapshot;
 use herdr_protocol::client::{Encoding, NotifyVia, ServerToClient, ShutdownReason};
-use herdr_protocol::ipc::BACKGROUND_FRAME_INTERVAL_MS;
 use ratatui_core::buffer::Buffer;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
@@ -39,11 +39,12 @@ use crate::state::Shared;
 
 /// At most one paint per this long (about 120 per second).
 pub(super) const FRAME_INTERVAL: Duration = Duration::from_millis(8);
-/// At most one paint per this long when only panes without the focus changed: three quarters of
-/// the interval their workers send at, so one such pane's frames (at least that far apart, give
-/// or take scheduling) always find the slot open and never wait on a timer, which would be a
+/// At most one paint per this long when only panes without the focus changed: a little under the
+/// tick their links are read at (`herdr_host::link::BACKGROUND_TICK`, three quarters of the interval
+/// their workers send at), so the paint after each tick, and one such pane's frames read as they
+/// come (at least 33 ms apart), find the slot open and never wait on a timer, which would be a
 /// second wake-up per frame.
-const BACKGROUND_FRAME_INTERVAL: Duration = Duration::from_millis(BACKGROUND_FRAME_INTERVAL_MS * 3 / 4);
+const BACKGROUND_FRAME_INTERVAL: Duration = BACKGROUND_TICK.saturating_sub(Duration::from_millis(2));
 /// How long after a keystroke a change of the focused pane still counts as its echo.
 const ECHO_WINDOW: Duration = Duration::from_millis(250);
 /// How long an attaching client's first frame waits for the screens of the panes it shows (their

@@ -7,7 +7,6 @@ mod awaiting;
 #[path = "fake_tests.rs"]
 pub(crate) mod fake;
 mod launcher;
-mod link;
 mod pane_task;
 mod spawn;
 mod start;

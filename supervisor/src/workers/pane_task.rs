@@ -286,6 +286,8 @@ impl PaneTask {
             }
         }
         loop {
+            // Its frames may wait for the background tick unless it has the focus or owes answers.
+            self.worker.writer.set_background(!self.focused && self.pending.is_empty());
             let step = tokio::select! {
                 cmd = cmds.recv() => Step::Cmd(cmd),
                 incoming = self.worker.frames.recv() => Step::Worker(incoming),

@@ -18,9 +18,9 @@ use tokio::sync::mpsc;
 
 use super::Observer;
 use super::launcher::{Launcher, Linked};
-use super::link::{self, LinkReader, LinkWriter};
 use super::start_error::StartError;
 use crate::session::PaneKey;
+use herdr_host::link::{self, LinkReader, LinkWriter};
 
 /// How long a worker may take to answer the handshake and start the program.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -71,12 +71,12 @@ pub struct WorkerSpec<'a> {
 }
 
 impl Worker {
-    fn over(pid: i32, stream: tokio::net::UnixStream, screen: ScreenSink) -> Worker {
-        let (writer, reader) = link::split(stream);
+    fn over(pid: i32, stream: tokio::net::UnixStream, screen: ScreenSink) -> Result<Worker, StartError> {
+        let (writer, reader) = link::split(stream).map_err(StartError::Link)?;
         let (tx, frames) = mpsc::unbounded_channel();
         tokio::spawn(read_frames(reader, tx, screen));
         let pidfd = if pid > 0 { PidFd::open(pid) } else { None };
-        Worker { pid, link_version: IPC_VERSION, writer, frames, pidfd }
+        Ok(Worker { pid, link_version: IPC_VERSION, writer, frames, pidfd })
     }
 
     /// Starts a new worker process and completes the `Hello` handshake; `dump` (a
@@ -92,7 +92,7 @@ impl Worker {
             .launcher
             .start(spec.exe)
             .map_err(|source| StartError::Exec { exe: spec.exe.to_path_buf(), source })?;
-        let mut worker = Worker::over(started.pid, started.link, screen);
+        let mut worker = Worker::over(started.pid, started.link, screen)?;
         let hello = SupervisorToWorker::Hello {
             version: IPC_VERSION,
             min_version: MIN_IPC_VERSION,
@@ -161,7 +161,7 @@ impl Worker {
         screen: ScreenSink,
     ) -> Result<(Worker, Program, (u16, u16)), StartError> {
         let Linked { pid, link } = launcher.connect(&identity.socket).await?;
-        let mut worker = Worker::over(pid, link, screen);
+        let mut worker = Worker::over(pid, link, screen)?;
         let adopt = SupervisorToWorker::Adopt {
             version: IPC_VERSION,
             min_version: MIN_IPC_VERSION,
@@ -217,25 +217,60 @@ impl Worker {
     }
 }
 
+/// Hands the worker's frames on until its link closes. After damage from a pane that may wait
+/// (no focus, nothing asked of its worker: `LinkWriter::set_background`), the link is read at
+/// the background tick with every other such link instead of waking the supervisor per frame.
 async fn read_frames(mut reader: LinkReader, tx: mpsc::UnboundedSender<Incoming>, screen: ScreenSink) {
-    let (key, observer) = screen;
     loop {
-        match reader.recv().await {
-            Ok(Some(WorkerToSupervisor::Event(event @ WorkerEvent::Damage(_)))) => {
-                observer.worker_event(key, event);
-            }
-            Ok(Some(frame)) => {
-                let carries_fd =
-                    matches!(frame, WorkerToSupervisor::Spawned { .. } | WorkerToSupervisor::Adopted { .. });
-                let fd = carries_fd.then(|| reader.take_fd()).flatten();
-                if tx.send(Incoming::Frame(Box::new(frame), fd)).is_err() {
-                    return;
+        let Ok(Some(frame)) = reader.recv().await else {
+            let _ = tx.send(Incoming::Closed);
+            return;
+        };
+        let Some(damage) = deliver(frame, &mut reader, &tx, &screen) else { return };
+        // Ticks come faster than the worker's own pace: the link stays unwatched until one
+        // passes with no damage after one without (a pane that went quiet), or a send.
+        let mut quiet = if damage { 0 } else { QUIET_TICKS };
+        while quiet < QUIET_TICKS && reader.background() {
+            let ticked = reader.until_tick().await;
+            quiet = if ticked { quiet + 1 } else { QUIET_TICKS };
+            loop {
+                match reader.recv_now() {
+                    Ok(Some(frame)) => match deliver(frame, &mut reader, &tx, &screen) {
+                        Some(true) if ticked => quiet = 0,
+                        Some(_) => {}
+                        None => return,
+                    },
+                    Ok(None) => break,
+                    Err(_) => {
+                        let _ = tx.send(Incoming::Closed);
+                        return;
+                    }
                 }
-            }
-            Ok(None) | Err(_) => {
-                let _ = tx.send(Incoming::Closed);
-                return;
             }
         }
     }
 }
+
+/// Background ticks in a row without damage after which a link is watched again.
+const QUIET_TICKS: u32 = 2;
+
+/// Damage to the screens, the rest to the pane task: `Some(true)` for damage, `None` once the
+/// pane task is gone.
+fn deliver(
+    frame: WorkerToSupervisor,
+    reader: &mut LinkReader,
+    tx: &mpsc::UnboundedSender<Incoming>,
+    (key, observer): &ScreenSink,
+) -> Option<bool> {
+    if let WorkerToSupervisor::Event(event @ WorkerEvent::Damage(_)) = frame {
+        observer.worker_event(*key, event);
+        return Some(true);
+    }
+    let carries_fd = matches!(frame, WorkerToSupervisor::Spawned { .. } | WorkerToSupervisor::Adopted { .. });
+    let fd = carries_fd.then(|| reader.take_fd()).flatten();
+    tx.send(Incoming::Frame(Box::new(frame), fd)).ok().map(|()| false)
+}
+
+#[cfg(test)]
+#[path = "start_tests.rs"]
+mod tests;

@@ -1,0 +1,165 @@
+//! The supervisor's end of a worker link: frames over the socket, PTY master fds passed beside
+//! them (SCM_RIGHTS), and the background pace of its reading. A link whose pane may wait (no
+//! focus, nothing asked of its worker) is read at a tick shared by every such link on the thread
+//! instead of waking the supervisor per frame (ARCHITECTURE.md, "Supervisor ↔ worker link").
+
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::unix::net::UnixStream as StdStream;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crate::stream::{Reader, Writer};
+use herdr_protocol::ipc::{
+    BACKGROUND_FRAME_INTERVAL_MS, FrameDecoder, FrameError, SupervisorToWorker, WorkerToSupervisor,
+    encode_frame,
+};
+use tokio::net::UnixStream;
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+/// How often a link read at the background pace is read: three quarters of its worker's own
+/// pace, as the supervisor's paint of panes without the focus.
+pub const BACKGROUND_TICK: Duration = Duration::from_micros(BACKGROUND_FRAME_INTERVAL_MS * 750);
+
+/// The writing side; cheap to clone, shared by the pane task and shutdown.
+#[derive(Debug, Clone)]
+pub struct LinkWriter {
+    socket: Arc<Writer<StdStream>>,
+    write_lock: Arc<tokio::sync::Mutex<()>>,
+    pace: Arc<Pace>,
+}
+
+/// The reading side: decodes frames and queues fds in arrival order.
+#[derive(Debug)]
+pub struct LinkReader {
+    socket: Reader<StdStream>,
+    decoder: FrameDecoder,
+    pace: Arc<Pace>,
+}
+
+/// Whether the reader may take the worker's frames at the shared background tick, and what
+/// calls it back early: anything sent to the worker.
+#[derive(Debug, Default)]
+struct Pace {
+    background: AtomicBool,
+    sent: Notify,
+}
+
+/// How much one read of a link takes at most.
+const RECV_LEN: usize = 64 * 1024;
+
+thread_local! {
+    /// Every link's reads land here, one per runtime thread: the decoder copies what arrived
+    /// before the next await, so a buffer of each link's own (4 KiB of a quiet pane's 28 KiB of
+    /// supervisor heap, 64 KiB after a burst) held nothing between reads. Allocated once per
+    /// thread; a fresh zeroed 64 KiB per frame had shown up in profiles.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0u8; RECV_LEN]);
+    /// Where this thread's background ticks count from, so every link on it is read in one wake.
+    static EPOCH: std::cell::Cell<Option<Instant>> = const { std::cell::Cell::new(None) };
+}
+
+/// The halves of a worker link.
+pub fn split(stream: UnixStream) -> io::Result<(LinkWriter, LinkReader)> {
+    let (reader, writer) = crate::stream::split(stream)?;
+    let pace = Arc::new(Pace::default());
+    Ok((
+        LinkWriter { socket: Arc::new(writer), write_lock: Arc::default(), pace: pace.clone() },
+        LinkReader { socket: reader, decoder: FrameDecoder::new(), pace },
+    ))
+}
+
+fn frame_error(e: FrameError) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, e)
+}
+
+impl LinkWriter {
+    /// Closes the link both ways without a `Shutdown`: the worker reads EOF and waits to be
+    /// adopted, and our reader ends (a live handoff's release).
+    pub fn hang_up(&self) {
+        // SAFETY: shutdown(2) on the socket this writer shares; the fd stays open and owned.
+        unsafe { libc::shutdown(self.socket.as_raw_fd(), libc::SHUT_RDWR) };
+        self.pace.sent.notify_one();
+    }
+
+    /// Writes one frame; `fd`, when given, travels with the frame's first byte. The reader
+    /// goes back to waiting on the socket, for the answer.
+    pub async fn send(&self, msg: &SupervisorToWorker, fd: Option<BorrowedFd<'_>>) -> io::Result<()> {
+        let bytes = encode_frame(msg).map_err(frame_error)?;
+        let sent = {
+            let _guard = self.write_lock.lock().await;
+            self.socket.send_all(&bytes, fd).await
+        };
+        self.pace.sent.notify_one();
+        sent
+    }
+
+    /// Whether the worker's frames may wait for the background tick: only while its pane has
+    /// no focus and no request waits for an answer (the pane task says).
+    pub fn set_background(&self, background: bool) {
+        if !self.pace.background.swap(background, Ordering::Relaxed) || background {
+            return;
+        }
+        self.pace.sent.notify_one();
+    }
+}
+
+impl LinkReader {
+    /// The next frame; `Ok(None)` when the worker closed the link.
+    pub async fn recv(&mut self) -> io::Result<Option<WorkerToSupervisor>> {
+        loop {
+            match self.recv_now() {
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+                Ok(None) => self.socket.ready().await?,
+                got => return got,
+            }
+        }
+    }
+
+    /// A frame that has arrived, without waiting (`None`: none whole yet); a closed link is
+    /// `UnexpectedEof`.
+    pub fn recv_now(&mut self) -> io::Result<Option<WorkerToSupervisor>> {
+        loop {
+            if let Some(frame) = self.decoder.next_frame().map_err(frame_error)? {
+                return Ok(Some(frame));
+            }
+            let read = SCRATCH.with_borrow_mut(|buf| {
+                let read = self.socket.read_now(buf)?;
+                self.decoder.push(&buf[..read.unwrap_or(0)]);
+                Ok::<_, io::Error>(read)
+            });
+            match read? {
+                None => return Ok(None),
+                Some(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// Whether the frames may wait for the background tick ([`LinkWriter::set_background`]).
+    pub fn background(&self) -> bool {
+        self.pace.background.load(Ordering::Relaxed)
+    }
+
+    /// Stops the socket waking anyone until the next [`LinkReader::recv`], then waits for the
+    /// next background tick (shared by every link on this thread), or less if anything is sent
+    /// to the worker meanwhile: true for the tick.
+    pub async fn until_tick(&mut self) -> bool {
+        self.socket.unregister();
+        let now = Instant::now();
+        let epoch = EPOCH.get().filter(|epoch| *epoch <= now).unwrap_or(now);
+        EPOCH.set(Some(epoch));
+        let ticks = (now - epoch).as_micros() / BACKGROUND_TICK.as_micros() + 1;
+        let tick = epoch + BACKGROUND_TICK * u32::try_from(ticks).unwrap_or(u32::MAX);
+        tokio::select! {
+            () = tokio::time::sleep_until(tick) => true,
+            () = self.pace.sent.notified() => false,
+        }
+    }
+
+    /// The oldest fd received and not yet claimed by a frame.
+    pub fn take_fd(&mut self) -> Option<OwnedFd> {
+        self.socket.take_fd()
+    }
+}
