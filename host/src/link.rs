@@ -6,8 +6,8 @@
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::net::UnixStream as StdStream;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::stream::{Reader, Writer};
@@ -56,8 +56,73 @@ thread_local! {
     /// supervisor heap, 64 KiB after a burst) held nothing between reads. Allocated once per
     /// thread; a fresh zeroed 64 KiB per frame had shown up in profiles.
     static SCRATCH: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0u8; RECV_LEN]);
-    /// Where this thread's background ticks count from, so every link on it is read in one wake.
-    static EPOCH: std::cell::Cell<Option<Instant>> = const { std::cell::Cell::new(None) };
+    /// This thread's background ticks, so every link on it is read in one wake-up.
+    static BEAT: Arc<Beat> = Arc::default();
+}
+
+/// The background ticks of one thread's links: one of the links waiting for a tick (the first
+/// to come) holds the timer and tells the others when it fires, for tokio wakes its driver for
+/// every timer armed after a tick (an `eventfd` write each: twenty a tick for twenty panes).
+#[derive(Debug, Default)]
+struct Beat {
+    /// Where the ticks count from, and the last tick that fired.
+    clock: Mutex<(Option<Instant>, Option<Instant>)>,
+    /// Whether a waiting link holds the timer.
+    held: AtomicBool,
+    /// Tells the other waiting links that the tick fired or its holder left.
+    fired: Notify,
+}
+
+/// The holder's part: letting go wakes the others, to see whether the tick fired or to take
+/// the timer over.
+struct Holding<'a>(&'a Beat);
+
+impl Drop for Holding<'_> {
+    fn drop(&mut self) {
+        self.0.held.store(false, Ordering::Release);
+        self.0.fired.notify_waiters();
+    }
+}
+
+impl Beat {
+    /// The next tick after now.
+    fn next(&self) -> Instant {
+        let now = Instant::now();
+        let mut clock = self.clock.lock().unwrap_or_else(PoisonError::into_inner);
+        // An epoch ahead of now is another runtime's paused clock: start afresh.
+        let epoch = *clock.0.get_or_insert(now);
+        let epoch = if epoch > now {
+            *clock = (Some(now), None);
+            now
+        } else {
+            epoch
+        };
+        let ticks = (now - epoch).as_micros() / BACKGROUND_TICK.as_micros() + 1;
+        epoch + BACKGROUND_TICK * u32::try_from(ticks).unwrap_or(u32::MAX)
+    }
+
+    fn fired_by(&self, tick: Instant) -> bool {
+        self.clock.lock().unwrap_or_else(PoisonError::into_inner).1.is_some_and(|fired| fired >= tick)
+    }
+
+    /// Resolves at `tick`.
+    async fn wait(&self, tick: Instant) {
+        loop {
+            // Made before looking, so a tick that fires right after the look is not missed.
+            let told = self.fired.notified();
+            if self.fired_by(tick) {
+                return;
+            }
+            if !self.held.swap(true, Ordering::AcqRel) {
+                let _holding = Holding(self);
+                tokio::time::sleep_until(tick).await;
+                let mut clock = self.clock.lock().unwrap_or_else(PoisonError::into_inner);
+                clock.1 = clock.1.max(Some(tick));
+                return;
+            }
+            told.await;
+        }
+    }
 }
 
 /// The halves of a worker link.
@@ -147,13 +212,10 @@ impl LinkReader {
     /// to the worker meanwhile: true for the tick.
     pub async fn until_tick(&mut self) -> bool {
         self.socket.unregister();
-        let now = Instant::now();
-        let epoch = EPOCH.get().filter(|epoch| *epoch <= now).unwrap_or(now);
-        EPOCH.set(Some(epoch));
-        let ticks = (now - epoch).as_micros() / BACKGROUND_TICK.as_micros() + 1;
-        let tick = epoch + BACKGROUND_TICK * u32::try_from(ticks).unwrap_or(u32::MAX);
+        let beat = BEAT.with(Arc::clone);
+        let tick = beat.next();
         tokio::select! {
-            () = tokio::time::sleep_until(tick) => true,
+            () = beat.wait(tick) => true,
             () = self.pace.sent.notified() => false,
         }
     }

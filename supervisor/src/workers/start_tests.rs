@@ -152,3 +152,25 @@ async fn a_worker_that_closes_its_link_while_the_reader_waits_for_the_tick_is_se
         }
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn waiting_links_share_one_tick_even_when_the_one_holding_its_timer_is_called_back() {
+    let mut links = vec![link(true), link(true), link(true)];
+    for link in &mut links {
+        link.worker.write_all(&damage(1)).expect("write");
+        link.damage.recv().await.expect("first damage");
+    }
+    // The first link holds the tick's timer; it is called back by a send and lets go of it.
+    let start = Instant::now();
+    for link in &mut links {
+        link.worker.write_all(&damage(2)).expect("write");
+    }
+    links[0].writer.hang_up();
+    let mut at = Vec::new();
+    for link in &mut links[1..] {
+        let seen = tokio::time::timeout(Duration::from_secs(5), link.damage.recv()).await;
+        at.push(seen.expect("the others still tick").expect("damage").0);
+    }
+    assert_eq!(at[0], at[1], "read in the same wake-up");
+    assert!(at[0] > start && at[0] - start <= LATEST, "at the tick: {:?}", at[0] - start);
+}
