@@ -1,7 +1,7 @@
 //! The supervisor's end of a worker link: frames over the socket, PTY master fds passed beside
 //! them (SCM_RIGHTS), and the background pace of its reading. A link whose pane may wait (no
 //! focus, nothing asked of its worker) is read at a tick shared by every such link on the thread
-//! instead of waking the supervisor per frame (ARCHITECTURE.md, "Supervisor ↔ worker link").
+//! instead of waking the supervisor per frame (ARCHITECTURE.md, "Painting a client").
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
