@@ -163,10 +163,11 @@ impl LinkWriter {
     /// Whether the worker's frames may wait for the background tick: only while its pane has
     /// no focus and no request waits for an answer (the pane task says).
     pub fn set_background(&self, background: bool) {
-        if !self.pace.background.swap(background, Ordering::Relaxed) || background {
-            return;
+        let was = self.pace.background.swap(background, Ordering::Relaxed);
+        // Only a pane that stops being allowed to wait calls a waiting reader back.
+        if was && !background {
+            self.pace.sent.notify_one();
         }
-        self.pace.sent.notify_one();
     }
 }
 

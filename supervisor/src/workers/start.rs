@@ -227,8 +227,9 @@ async fn read_frames(mut reader: LinkReader, tx: mpsc::UnboundedSender<Incoming>
             return;
         };
         let Some(damage) = deliver(frame, &mut reader, &tx, &screen) else { return };
-        // Ticks come faster than the worker's own pace: the link stays unwatched until one
-        // passes with no damage after one without (a pane that went quiet), or a send.
+        // Ticks come faster than the worker's own pace, so one tick without damage is normal:
+        // the link is watched again after QUIET_TICKS such ticks in a row (a pane that went
+        // quiet), or at once after a send.
         let mut quiet = if damage { 0 } else { QUIET_TICKS };
         while quiet < QUIET_TICKS && reader.background() {
             let ticked = reader.until_tick().await;
