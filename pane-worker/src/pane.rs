@@ -299,19 +299,22 @@ impl Pane {
         let mut outcome = first;
         let mut consumed = 0;
         loop {
-            match outcome {
+            let short = match outcome {
                 ReadOutcome::Data(n) => {
                     self.engine.feed(&self.buf[..n]);
                     self.detection.feed(&self.buf[..n]);
                     consumed += n;
+                    n < pty::SMALL_READ
                 }
                 ReadOutcome::WouldBlock => break,
                 ReadOutcome::Closed => {
                     self.pty_open = false;
                     break;
                 }
-            }
-            if consumed >= OUTPUT_TURN_BUDGET {
+            };
+            // A small chunk emptied the terminal (`Pty::read`): asking again would most likely be
+            // told `EAGAIN`. Output that arrives meanwhile wakes the next turn.
+            if short || consumed >= OUTPUT_TURN_BUDGET {
                 break;
             }
             outcome = self.pty.try_read(&mut self.buf)?;

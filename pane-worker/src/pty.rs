@@ -17,6 +17,10 @@ use crate::room::Room;
 /// Largest single read from the master: big chunks keep floods cheap.
 pub const READ_CHUNK: usize = 64 * 1024;
 
+/// A read shorter than this is a program's burst (a frame, a prompt, an echo), not a flood: the
+/// turn that read it ends without asking the terminal again (see [`Pty::read`]).
+pub const SMALL_READ: usize = 1024;
+
 #[derive(Debug, thiserror::Error)]
 pub enum SpawnError {
     #[error("working directory {dir:?}: {reason}")]
@@ -231,9 +235,25 @@ impl Pty {
         self.fd.get_ref().as_raw_fd()
     }
 
-    /// Waits for output and reads one chunk of it into `buf`.
+    /// Waits for output and reads one chunk of it into `buf`. A chunk under [`SMALL_READ`] took
+    /// all the terminal had (the master's line discipline hands over its whole buffer, up to 4 KiB
+    /// here), and the program is not writing faster than the worker reads: the readiness it came
+    /// from is cleared here instead of by a second read that would most likely just say `EAGAIN`
+    /// (one syscall less per spinner frame). Only the readiness seen before the read is cleared,
+    /// and output arriving after it wakes the registration again (edge-triggered epoll queues an
+    /// event per arrival), so nothing waits unread.
     pub async fn read(&self, buf: &mut [u8]) -> io::Result<ReadOutcome> {
-        self.fd.async_io(Interest::READABLE, |fd| raw_read(fd.as_raw_fd(), buf)).await
+        loop {
+            let mut guard = self.fd.readable().await?;
+            match guard.try_io(|fd| raw_read(fd.as_raw_fd(), buf)) {
+                Ok(Ok(ReadOutcome::Data(n))) if n < SMALL_READ => {
+                    guard.clear_ready();
+                    return Ok(ReadOutcome::Data(n));
+                }
+                Ok(result) => return result,
+                Err(_would_block) => {}
+            }
+        }
     }
 
     /// Reads one more chunk if output is ready now, without waiting.
@@ -367,6 +387,55 @@ mod tests {
         assert_eq!(get("PATH"), Some("/bin".into()));
         assert_eq!(get("CODEX_THREAD_ID"), None);
         assert_eq!(env.iter().filter(|(k, _)| k == "A").count(), 1);
+    }
+
+    /// A master in a `Pty` and its slave end, with no program on it.
+    fn pair() -> (Pty, std::fs::File) {
+        use std::os::unix::fs::OpenOptionsExt;
+        // SAFETY: plain libc calls on the fd they return; it is owned right after.
+        let master = unsafe {
+            let fd = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+            assert!(fd >= 0 && libc::grantpt(fd) == 0 && libc::unlockpt(fd) == 0);
+            OwnedFd::from_raw_fd(fd)
+        };
+        let pty = Pty::new(master).expect("register the master");
+        let slave = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(pty.slave_path().expect("slave path"))
+            .expect("open the slave");
+        (pty, slave)
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_small_read_ends_the_readiness_and_later_output_still_wakes_the_reader() {
+        use std::io::Write;
+        let (pty, mut slave) = pair();
+        let mut buf = vec![0u8; READ_CHUNK];
+        let wait = std::time::Duration::from_secs(5);
+        slave.write_all(b"frame 1").expect("write");
+        assert_eq!(pty.read(&mut buf).await.expect("read"), ReadOutcome::Data(7));
+        // The runtime has not looked at epoll since that read, so the readiness it came from
+        // is all there is: cleared, nothing is read without waiting, though frame 2 is there
+        // (a second read would find it).
+        slave.write_all(b"frame 2").expect("write");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert_eq!(pty.try_read(&mut buf).expect("read"), ReadOutcome::WouldBlock);
+        // Frame 2's own arrival wakes the next wait.
+        let next =
+            tokio::time::timeout(wait, pty.read(&mut buf)).await.expect("frame 2 never woke the reader");
+        assert_eq!(next.expect("read"), ReadOutcome::Data(7));
+        assert_eq!(&buf[..7], b"frame 2");
+
+        // A large read may have left more behind: it keeps the readiness for another try.
+        slave.write_all(&[b'x'; SMALL_READ]).expect("write");
+        let big =
+            tokio::time::timeout(wait, pty.read(&mut buf)).await.expect("a large write woke the reader");
+        assert_eq!(big.expect("read"), ReadOutcome::Data(SMALL_READ));
+        slave.write_all(b"more").expect("write");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert_eq!(pty.try_read(&mut buf).expect("read"), ReadOutcome::Data(4));
     }
 
     #[test]
