@@ -154,13 +154,16 @@ fn halves<S: Halves>(descriptor: S) -> io::Result<(Reader<S>, Writer<S>)> {
 }
 
 impl<S: Halves> Reader<S> {
-    /// Reads what has arrived (0 at end of stream), waiting until something has.
+    /// Reads what has arrived (0 at end of stream), waiting until something has. Reads only
+    /// once the reactor has seen readiness: a connection read in a `select!` beside others is
+    /// asked again after every branch taken, and that read would be an `EAGAIN` on the way of
+    /// whatever the other branch just took in (a keystroke, before it is sent to its pane).
     pub async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
+            self.ready().await?;
             if let Some(n) = self.read_now(buf)? {
                 return Ok(n);
             }
-            self.ready().await?;
         }
     }
 
@@ -343,6 +346,54 @@ mod tests {
         peer.write_all(b"three").expect("send");
         reader.ready().await.expect("ready");
         assert_eq!(reader.read(&mut buf).await.expect("read"), 5);
+    }
+
+    /// A socket that counts its reads.
+    #[derive(Debug)]
+    struct Counted(StdStream, Arc<std::sync::atomic::AtomicUsize>);
+
+    impl AsRawFd for Counted {
+        fn as_raw_fd(&self) -> RawFd {
+            self.0.as_raw_fd()
+        }
+    }
+
+    impl Halves for Counted {
+        fn read_some(&self, buf: &mut [u8], fds: &mut VecDeque<OwnedFd>) -> io::Result<usize> {
+            self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.0.read_some(buf, fds)
+        }
+
+        fn write_some(&self, bytes: &[u8]) -> io::Result<usize> {
+            self.0.write_some(bytes)
+        }
+
+        fn duplicate(&self) -> io::Result<Self> {
+            Ok(Self(self.0.try_clone()?, self.1.clone()))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_read_asked_again_in_a_select_reads_only_after_readiness_is_seen() {
+        let (a, mut peer) = StdStream::pair().expect("socketpair");
+        a.set_nonblocking(true).expect("non-blocking");
+        let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (mut reader, _writer) = halves(Counted(a, reads.clone())).expect("register");
+        let count = || reads.load(std::sync::atomic::Ordering::Relaxed);
+        let mut buf = [0u8; 16];
+        let mut cx = Context::from_waker(Waker::noop());
+        peer.write_all(b"key").expect("send");
+        assert_eq!(reader.read(&mut buf).await.expect("read"), 3);
+        // Drained: one read says so, and the wait is on the reactor.
+        assert!(std::pin::pin!(reader.read(&mut buf)).poll(&mut cx).is_pending());
+        let after_drain = count();
+        // Asked again, as a `select!` does after another branch: no read until bytes come.
+        for _ in 0..3 {
+            assert!(std::pin::pin!(reader.read(&mut buf)).poll(&mut cx).is_pending());
+        }
+        assert_eq!(count(), after_drain, "a read without readiness is only an EAGAIN");
+        peer.write_all(b"next").expect("send");
+        assert_eq!(reader.read(&mut buf).await.expect("read"), 4);
     }
 
     #[tokio::test]
