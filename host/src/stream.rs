@@ -210,6 +210,11 @@ impl<S: Halves> Reader<S> {
         self.registration = None;
     }
 
+    /// Whether descriptors that came with the bytes read are still unclaimed.
+    pub fn has_fds(&self) -> bool {
+        !self.fds.is_empty()
+    }
+
     /// The oldest descriptor that came with the bytes read so far, if any is left.
     pub fn take_fd(&mut self) -> Option<OwnedFd> {
         self.fds.pop_front()
