@@ -105,8 +105,13 @@ impl Halves for StdStream {
         (&*self).write(bytes)
     }
 
+    /// Without fds, a plain write: `send_with_fd` would still allocate a control buffer and
+    /// hand the kernel an empty `SCM_RIGHTS` message to parse, on every keystroke sent to a pane.
     fn send_some(&self, bytes: &[u8], fds: &[RawFd]) -> io::Result<usize> {
-        self.send_with_fd(bytes, fds)
+        match fds {
+            [] => self.write_some(bytes),
+            _ => self.send_with_fd(bytes, fds),
+        }
     }
 
     fn duplicate(&self) -> io::Result<Self> {
@@ -280,6 +285,7 @@ fn register<S: AsRawFd>(descriptor: S, interest: Interest) -> io::Result<AsyncFd
 #[cfg(test)]
 mod tests {
     use std::future::Future;
+    use std::os::fd::AsFd;
 
     use super::*;
 
@@ -322,6 +328,21 @@ mod tests {
         // Not a terminal: refused, so the client is painted over the socket.
         let refused = split_terminal(fd).map(|_| ()).expect_err("a pipe is no terminal");
         assert_eq!(refused.kind(), io::ErrorKind::InvalidInput);
+    }
+
+    #[tokio::test]
+    async fn a_writer_passes_an_fd_with_the_bytes_it_is_given_with_and_none_otherwise() {
+        let (a, b) = UnixStream::pair().expect("socketpair");
+        let (_, writer) = split(a).expect("split");
+        let (mut reader, _keep) = split(b).expect("split");
+        let (pipe_read, _pipe_write) = std::io::pipe().expect("pipe");
+        let mut buf = [0u8; 8];
+        writer.send_all(b"plain", None).await.expect("send");
+        assert_eq!(reader.read(&mut buf).await.expect("read"), 5);
+        assert!(reader.take_fd().is_none(), "nothing was passed");
+        writer.send_all(b"fd", Some(pipe_read.as_fd())).await.expect("send");
+        assert_eq!(reader.read(&mut buf).await.expect("read"), 2);
+        assert!(reader.take_fd().is_some(), "the descriptor came with its bytes");
     }
 
     /// `ready` polled once: whether it resolved.
