@@ -1,9 +1,10 @@
 //! The live fields of pane records: `scroll` for a pane no client shows, `cwd` following the
-//! shell's `cd`, and `foreground_cwd` naming where the foreground job runs. Every answer is
-//! schema-checked by the test server's request helpers.
+//! shell's `cd`, and `foreground_cwd` naming where the foreground job runs; and the same two
+//! cwds in agent records. Every answer is schema-checked by the test server's request helpers.
 
 use std::path::Path;
 
+use herdr_e2e::agents;
 use herdr_e2e::panes::{self, Marker};
 use herdr_e2e::{PATIENCE, TestServer, wait_until};
 use serde_json::{Value, json};
@@ -82,4 +83,39 @@ fn cwd_follows_the_shell_and_foreground_cwd_the_job() {
         if record["foreground_cwd"] == json!(var) { Ok(record) } else { Err(format!("{record}")) }
     });
     assert_eq!(record["cwd"], json!(tmp), "the shell itself is still in /tmp: {record}");
+}
+
+#[test]
+fn agent_records_name_where_the_shell_and_the_agent_run() {
+    let server = TestServer::start();
+    let pane = agents::create_agent_workspace(&server, &[]).ids.pane_id;
+    let (tmp, var) = (real("/tmp"), real("/var"));
+    panes::run(&server, &pane, "cd /tmp");
+    wait_until("pane.get to show the shell in /tmp", PATIENCE, || {
+        let record = pane_get(&server, &pane);
+        if record["cwd"] == json!(tmp) { Ok(()) } else { Err(format!("{record}")) }
+    });
+
+    // The agent runs in a subshell elsewhere; the shell stays where it was.
+    panes::run(&server, &pane, "(cd /var && exec claude)");
+    let listed = wait_until("agent.list to show the claude in /var", PATIENCE, || {
+        let list = server.call("agent.list", json!({}));
+        let found =
+            list["agents"].as_array().and_then(|all| all.iter().find(|a| a["pane_id"] == pane)).cloned();
+        match found {
+            Some(agent) if agent["agent"] == "claude" && agent["foreground_cwd"] == json!(var) => Ok(agent),
+            _ => Err(format!("{list}")),
+        }
+    });
+    assert_eq!(listed["cwd"], json!(tmp), "the shell is still in /tmp: {listed}");
+    let got = agents::agent_info(&server, &pane);
+    assert_eq!((&got["cwd"], &got["foreground_cwd"]), (&json!(tmp), &json!(var)), "{got}");
+
+    // Once the agent is gone its pane is no agent's, and the shell's record is back to itself.
+    panes::run(&server, &pane, "/exit");
+    let record = wait_until("pane.get to show the shell in the foreground again", PATIENCE, || {
+        let record = pane_get(&server, &pane);
+        if record["foreground_cwd"] == json!(tmp) { Ok(record) } else { Err(format!("{record}")) }
+    });
+    assert_eq!(record["cwd"], json!(tmp), "{record}");
 }

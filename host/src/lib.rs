@@ -11,6 +11,7 @@
 //! - [`stream`]: a socket registered for reading only, so writes cost no readiness wake-ups.
 //! - [`link`]: the supervisor's end of a worker link, read at a shared tick while its pane waits.
 //! - [`pidfd`]: waiting for a process that is not our child to end.
+//! - [`procfs`]: where a pane's program and its foreground job run, as `/proc` says.
 //! - [`build_info`]: which binary runs and how it was started, for `ping` and `herdr status`.
 
 pub mod build_info;
@@ -18,6 +19,7 @@ pub mod link;
 pub mod logging;
 pub mod logind;
 pub mod pidfd;
+pub mod procfs;
 pub mod reaper;
 pub mod runtime;
 pub mod sd_notify;

@@ -346,6 +346,13 @@ impl Session {
         }
     }
 
+    /// Where the pane's foreground job was last seen to run (records only).
+    pub fn set_pane_foreground_cwd(&mut self, key: PaneKey, foreground_cwd: Option<String>) {
+        if let Some(pane) = self.panes.get_mut(&key) {
+            pane.foreground_cwd = foreground_cwd;
+        }
+    }
+
     /// What the pane's worker last told of its foreground job and scrollback (records only).
     pub fn set_pane_live_facts(
         &mut self,

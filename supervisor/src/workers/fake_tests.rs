@@ -26,13 +26,16 @@ use tokio::net::UnixStream;
 use tokio::sync::{mpsc, oneshot};
 
 use super::StartError;
-use super::launcher::{Connecting, Ending, Launcher, Linked};
+use super::launcher::{Connecting, Ending, Launcher, Linked, LiveCwds};
 
 /// How long a test waits for something the supervisor should do at once (on a paused clock this
 /// only passes when nothing else can happen).
 const PATIENCE: Duration = Duration::from_secs(30);
 /// Fake program pids start here: never a real process's, and never signalled anyway.
 const FIRST_PID: i32 = 7_000_001;
+
+/// Where every fake program runs.
+const FAKE_CWD: &str = "/fake/cwd";
 
 /// One fake program: what it has printed, and whether it still runs.
 #[derive(Debug)]
@@ -112,6 +115,12 @@ impl Launcher for FakeWorkers {
 
     fn program_alive(&self, pid: i32) -> bool {
         lock(&self.programs).by_pid.get(&pid).is_some_and(|p| p.alive)
+    }
+
+    fn live_cwds(&self, pid: i32) -> LiveCwds {
+        // What a fake worker's `Facts` say, while its program runs.
+        let cwd = self.program_alive(pid).then(|| FAKE_CWD.to_owned());
+        LiveCwds { cwd, foreground_cwd: None }
     }
 
     fn end_program(&self, pid: i32, how: Ending) {
@@ -467,7 +476,7 @@ impl Serving {
                 foreground_processes: Vec::new(),
             }),
             WorkerRequest::Facts => WorkerResponse::Facts(PaneFacts {
-                cwd: Some("/fake/cwd".into()),
+                cwd: Some(FAKE_CWD.into()),
                 foreground_cwd: None,
                 scroll: ScrollPosition::default(),
                 viewport_rows: 24,

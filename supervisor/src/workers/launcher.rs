@@ -10,6 +10,7 @@ use std::io;
 use std::path::Path;
 use std::pin::Pin;
 
+use herdr_host::procfs;
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 use tokio::net::UnixStream;
@@ -47,6 +48,15 @@ pub trait Launcher: Send + Sync + fmt::Debug + 'static {
     fn program_alive(&self, pid: i32) -> bool;
     /// Ends the program `pid` and its process group (nothing for 0).
     fn end_program(&self, pid: i32, how: Ending);
+    /// Where the program `pid` runs and where its terminal's foreground job runs.
+    fn live_cwds(&self, pid: i32) -> LiveCwds;
+}
+
+/// A program's working directory and its terminal's foreground job's (`None`: not known).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LiveCwds {
+    pub cwd: Option<String>,
+    pub foreground_cwd: Option<String>,
 }
 
 /// The real launcher: `herdr-pane-worker` processes and the pane programs they run.
@@ -83,6 +93,11 @@ impl Launcher for Processes {
 
     fn program_alive(&self, pid: i32) -> bool {
         process_alive(pid)
+    }
+
+    fn live_cwds(&self, pid: i32) -> LiveCwds {
+        let foreground_cwd = procfs::terminal_foreground(pid).and_then(procfs::cwd);
+        LiveCwds { cwd: procfs::cwd(pid), foreground_cwd }
     }
 
     fn end_program(&self, pid: i32, how: Ending) {

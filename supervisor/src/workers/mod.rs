@@ -15,7 +15,7 @@ mod upgrade;
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 
 use herdr_protocol::ipc::{WorkerRequest, WorkerResponse};
 use tokio::sync::{mpsc, oneshot};
@@ -24,7 +24,7 @@ use crate::session::PaneKey;
 
 #[cfg(test)]
 pub(crate) use launcher::Ending;
-pub use launcher::{Launcher, Processes};
+pub use launcher::{Launcher, LiveCwds, Processes};
 pub use pane_task::{Launch, LaunchMode, Started, launch};
 pub use start_error::StartError;
 pub use upgrade::{Upgrade, upgrade_outdated};
@@ -89,6 +89,8 @@ pub struct PaneHandle {
     cmd: mpsc::UnboundedSender<PaneCmd>,
     /// The link version of the pane's current worker (0 while it has none), kept by its task.
     link_version: Arc<AtomicU32>,
+    /// The pane's program (0 while none runs), kept by its task.
+    program: Arc<AtomicI32>,
 }
 
 /// One edge of an output watch: the line that matched and the read it matched in.
@@ -170,6 +172,12 @@ impl PaneHandle {
         self.cmd.send(PaneCmd::Release { released, verdict: verdict_rx }).ok()?;
         tokio::time::timeout(limit, released_rx).await.ok()?.ok()?;
         Some(Released { verdict })
+    }
+
+    /// The pane's program; `None` before it starts, for a held start failure and once its task
+    /// ended.
+    pub fn program_pid(&self) -> Option<i32> {
+        Some(self.program.load(Ordering::SeqCst)).filter(|pid| *pid > 0)
     }
 
     /// The link version the pane's worker speaks; `None` while it has no worker.

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 use std::time::Duration;
 
 use herdr_protocol::ipc::{
@@ -87,7 +87,8 @@ pub fn launch(
     let (cmd_tx, mut cmd_rx) = mpsc::unbounded_channel();
     let (started_tx, started_rx) = oneshot::channel();
     let link_version = Arc::new(AtomicU32::new(0));
-    let handle = PaneHandle { cmd: cmd_tx, link_version: link_version.clone() };
+    let program_pid = Arc::new(AtomicI32::new(0));
+    let handle = PaneHandle { cmd: cmd_tx, link_version: link_version.clone(), program: program_pid.clone() };
     tokio::spawn(async move {
         // Starting (and the rare restart, release and upgrade paths below) is boxed: a future's
         // size is that of its largest state, and every pane's task lives in the supervisor's
@@ -129,7 +130,9 @@ pub fn launch(
         };
         let (worker, program, _, size) = obtained;
         link_version.store(worker.link_version, Ordering::SeqCst);
+        program_pid.store(program.pid, Ordering::SeqCst);
         let task = PaneTask {
+            _program_pid: ProgramPid(program_pid),
             key: spec.key,
             worker_exe: spec.worker_exe,
             identity: spec.identity,
@@ -246,6 +249,7 @@ struct PaneTask {
     worker: Worker,
     /// What the pane's handle reports as its worker's link version.
     link_version: Arc<AtomicU32>,
+    _program_pid: ProgramPid,
     /// Requests the worker has not answered; resent to a replacement worker.
     pending: HashMap<u64, (WorkerRequest, oneshot::Sender<WorkerResponse>)>,
     /// Output watches and where their matches go; re-sent to a replacement worker.
@@ -259,6 +263,16 @@ struct PaneTask {
     visible: bool,
     /// The last `SetFocused` sent, re-sent to a replacement worker likewise.
     focused: bool,
+}
+
+/// What the pane's handle reports as its program; the task's end (the program's exit, the
+/// pane's close or hand-over) clears it.
+struct ProgramPid(Arc<AtomicI32>);
+
+impl Drop for ProgramPid {
+    fn drop(&mut self) {
+        self.0.store(0, Ordering::SeqCst);
+    }
 }
 
 /// Request id for notices the task itself sends to a replacement worker; the supervisor's own
