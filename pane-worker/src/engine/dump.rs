@@ -15,21 +15,25 @@
 //!    changes how the content is replayed: palette, modes, scrolling region, tabstops, OSC 7
 //!    working directory, keyboard modes;
 //! 4. the title (OSC 2), the cursor's shape (DECSCUSR), and last the active screen's cursor
-//!    position, since a scrolling region or a tabstop report moves the cursor. A final dump
-//!    ([`Engine::dump_final`]) then adds the cursor the program saved (DECSC).
+//!    position, since a scrolling region or a tabstop report moves the cursor. A pending wrap
+//!    there (the program printed into the last column; its next character starts the next row)
+//!    is made again the only way a terminal offers: the cell under the cursor is printed once
+//!    more, then the pen put back. A final dump ([`Engine::dump_final`]) then adds the cursor
+//!    the program saved (DECSC).
 //!
 //! The formatter only reads the active screen, so the primary is reached by switching the
 //! terminal with the legacy `?47l`, which neither clears nor saves anything, and back with `?47h`.
 //!
 //! The archived history (`history`) comes first, as the primary screen's oldest rows.
 //!
-//! Not kept: cell hyperlinks (the VT formatter writes none), a pending wrap at the cursor, the
-//! cursor position under origin mode (left where the scrolling region puts it), images.
+//! Not kept: cell hyperlinks (the VT formatter writes none), the saved cursor's pending wrap,
+//! the cursor position under origin mode (left where the scrolling region puts it), images.
 
 use libghostty_vt::{
     fmt::{Format, Formatter, FormatterOptions},
-    screen::Screen,
-    terminal::Mode,
+    screen::{CellWide, Screen},
+    selection::Selection,
+    terminal::{Mode, Point, PointCoordinate},
 };
 
 use super::{Engine, EngineError};
@@ -118,9 +122,32 @@ impl Engine {
             out.extend_from_slice(&shape);
         }
         if !self.term.mode(Mode::ORIGIN)? {
-            let (x, y) = (self.term.cursor_x()?, self.term.cursor_y()?);
-            out.extend_from_slice(format!("\x1b[{};{}H", u32::from(y) + 1, u32::from(x) + 1).as_bytes());
+            out.extend(self.cursor_placement()?);
         }
+        Ok(out)
+    }
+
+    /// The bytes that put the active screen's cursor back where it is, its pending wrap with it.
+    fn cursor_placement(&self) -> Result<Vec<u8>, DumpError> {
+        let (x, y) = (self.term.cursor_x()?, self.term.cursor_y()?);
+        let at = |x: u16| format!("\x1b[{};{}H", u32::from(y) + 1, u32::from(x) + 1).into_bytes();
+        if !self.term.is_cursor_pending_wrap()? {
+            return Ok(at(x));
+        }
+        let cell = |x: u16| self.term.grid_ref(Point::Active(PointCoordinate { x, y: u32::from(y) }));
+        // A wide character ends the row with its tail: it is printed from its head.
+        let head = if x > 0 && cell(x)?.cell()?.wide()? == CellWide::SpacerTail { x - 1 } else { x };
+        let (start, end) = (cell(head)?, cell(x)?);
+        let selection = Selection::new(start, end, false);
+        let options =
+            FormatterOptions::new().with_format(Format::Vt).with_trim(false).with_selection(&selection);
+        let printed = Formatter::new(&self.term, options)?.format_alloc(None)?.to_vec();
+        let mut out = at(head);
+        // Plain pen and ASCII sets, so the cell is printed as it is (a `q` stays a `q` under
+        // line drawing); then the program's own pen and sets again.
+        out.extend_from_slice(b"\x1b[0m\x1b(B\x0f");
+        out.extend(printed);
+        out.extend(self.pen()?);
         Ok(out)
     }
 
@@ -135,7 +162,7 @@ impl Engine {
         if self.term.mode(Mode::ORIGIN)? {
             return Ok(FinalDump { bytes, cursor_at });
         }
-        let here = (self.term.cursor_x()?, self.term.cursor_y()?);
+        let here = self.cursor_placement()?;
         let pen = self.pen()?;
         self.term.vt_write(b"\x1b8");
         // The terminal has changed: from here nothing fails the dump, it only loses the saved
@@ -152,7 +179,7 @@ impl Engine {
             bytes.extend_from_slice(b"\x1b7");
         }
         bytes.extend_from_slice(&pen);
-        bytes.extend_from_slice(at(here).as_bytes());
+        bytes.extend(here);
         Ok(FinalDump { bytes, cursor_at })
     }
 

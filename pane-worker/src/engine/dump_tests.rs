@@ -16,6 +16,7 @@ struct Seen {
     recent_unwrapped: String,
     history_rows: usize,
     cursor: (u16, u16),
+    pending_wrap: bool,
     cursor_visible: bool,
     alt_screen: bool,
     cursor_keys: bool,
@@ -44,6 +45,7 @@ fn seen(e: &Engine) -> Seen {
         recent_unwrapped: read(e, ReadSource::RecentUnwrapped, ReadFormat::Text),
         history_rows: archived as usize + t.scrollback_rows().expect("history"),
         cursor: (t.cursor_x().expect("x"), t.cursor_y().expect("y")),
+        pending_wrap: t.is_cursor_pending_wrap().expect("pending wrap"),
         cursor_visible: t.is_cursor_visible().expect("visible"),
         alt_screen: t.active_screen().expect("screen") == Screen::Alternate,
         cursor_keys: t.mode(Mode::DECCKM).expect("mode"),
@@ -193,4 +195,44 @@ fn a_final_dump_keeps_the_cursor_shape() {
     let dump = e.dump_final().expect("dump").bytes;
     let mut restored = Engine::restore(40, 10, &dump, 0).expect("restore");
     assert_eq!(shape(&mut restored), before);
+}
+
+/// What a restored terminal must show after the program prints on: its next character goes
+/// where the original's does, in the same pen.
+fn prints_on_alike(e: &mut Engine, restored: &mut Engine) {
+    for engine in [&mut *e, &mut *restored] {
+        engine.feed(b"next");
+    }
+    assert_eq!(seen(restored), seen(e));
+    assert_eq!(
+        read(restored, ReadSource::Visible, ReadFormat::Ansi),
+        read(e, ReadSource::Visible, ReadFormat::Ansi)
+    );
+}
+
+#[test]
+fn a_pending_wrap_at_the_cursor_comes_back() {
+    let full = format!("\x1b[1;32m{}\x1b[0;4m", "x".repeat(19) + "z");
+    let cases: [(&str, Vec<u8>); 4] = [
+        ("a full styled row", full.into_bytes()),
+        ("a wide character in the last two columns", "abcdefghijklmnopqr\u{4e16}".into()),
+        ("under line drawing, an ASCII q", b"\x1b[5;1Hxxxxxxxxxxxxxxxxxxq\x1b(0q\x1b(0".to_vec()),
+        ("on the bottom row", b"\x1b[6;1H\x1b[7mbottom row full of .\x1b[27m".to_vec()),
+    ];
+    for (what, output) in cases {
+        let mut e = Engine::new(20, 6).expect("terminal");
+        e.feed(b"$ ls\r\n");
+        e.feed(&output);
+        assert!(e.term.is_cursor_pending_wrap().expect("wrap"), "{what}: the case sets a pending wrap");
+        let mut restored = round_trip(&mut e);
+        prints_on_alike(&mut e, &mut restored);
+
+        let mut e = Engine::new(20, 6).expect("terminal");
+        e.feed(&output);
+        let dump = e.dump_final().expect("dump");
+        let mut restored = Engine::restore(20, 6, &dump.bytes, 0).expect("restore");
+        e.feed(dump.cursor_state());
+        assert!(restored.term.is_cursor_pending_wrap().expect("wrap"), "{what}: a final dump keeps it");
+        prints_on_alike(&mut e, &mut restored);
+    }
 }
