@@ -38,12 +38,12 @@ pub(crate) enum PaneCmd {
         body: Box<WorkerRequest>,
         reply: oneshot::Sender<WorkerResponse>,
     },
-    /// An output watch: the first answer goes to `reply`, every later match to `matches`.
+    /// An output watch: the first answer goes to `reply`, every later match to the sender
+    /// beside the request (boxed with it, so this is no larger than `Request`).
     Watch {
         id: u64,
-        body: Box<WorkerRequest>,
+        body: Box<(WorkerRequest, mpsc::UnboundedSender<WatchMatch>)>,
         reply: oneshot::Sender<WorkerResponse>,
-        matches: mpsc::UnboundedSender<WatchMatch>,
     },
     Cancel(u64),
     /// A client has sized the layout: a pane waiting for its agent's resume starts it now
@@ -145,7 +145,7 @@ impl PaneHandle {
         let (reply, rx) = oneshot::channel();
         let (matches_tx, matches) = mpsc::unbounded_channel();
         self.cmd
-            .send(PaneCmd::Watch { id, body: Box::new(body), reply, matches: matches_tx })
+            .send(PaneCmd::Watch { id, body: Box::new((body, matches_tx)), reply })
             .map_err(|_| ForwardError::Gone)?;
         let watch = OutputWatch { cmd: self.cmd.clone(), id, matches };
         let first = rx.await.map_err(|_| ForwardError::Gone)?;
@@ -278,3 +278,13 @@ pub trait PaneObserver: Send + Sync + 'static {
 }
 
 pub(crate) type Observer = Arc<dyn PaneObserver>;
+
+#[cfg(test)]
+mod size_tests {
+    /// Every pane's command channel keeps two blocks of 32 slots for the pane's life, so a
+    /// command stays three words and a tag: what does not fit is boxed.
+    #[test]
+    fn a_pane_command_is_no_larger_than_four_words() {
+        assert!(std::mem::size_of::<super::PaneCmd>() <= 32, "{}", std::mem::size_of::<super::PaneCmd>());
+    }
+}

@@ -90,9 +90,10 @@ pub fn launch(
     let program_pid = Arc::new(AtomicI32::new(0));
     let handle = PaneHandle { cmd: cmd_tx, link_version: link_version.clone(), program: program_pid.clone() };
     tokio::spawn(async move {
-        // Starting (and the rare restart, release and upgrade paths below) is boxed: a future's
-        // size is that of its largest state, and every pane's task lives in the supervisor's
-        // heap for the pane's life while starting is over in milliseconds.
+        // Starting (and the rare restart, release, upgrade and close paths below) is boxed, and
+        // so is the task itself: a future's size is that of its largest state, with a task
+        // moved in by value held twice, and every pane's task lives in the supervisor's heap
+        // for the pane's life while starting is over in milliseconds.
         let (obtained, backlog) = match Box::pin(obtain(&spec, &observer)).await {
             Ok(obtained) => {
                 let _ = started_tx.send(Ok(obtained.2));
@@ -131,7 +132,7 @@ pub fn launch(
         let (worker, program, _, size) = obtained;
         link_version.store(worker.link_version, Ordering::SeqCst);
         program_pid.store(program.pid, Ordering::SeqCst);
-        let task = PaneTask {
+        let task = Box::new(PaneTask {
             _program_pid: ProgramPid(program_pid),
             key: spec.key,
             worker_exe: spec.worker_exe,
@@ -148,7 +149,7 @@ pub fn launch(
             scans_suspended: false,
             visible: false,
             focused: false,
-        };
+        });
         task.serve(cmd_rx, backlog).await;
     });
     (handle, started_rx)
@@ -291,10 +292,10 @@ enum Flow {
 impl PaneTask {
     /// Serves `backlog` (commands that arrived before the worker did), then `cmds` and the
     /// worker's frames until the pane closes or its program exits.
-    async fn serve(mut self, mut cmds: mpsc::UnboundedReceiver<PaneCmd>, backlog: Vec<PaneCmd>) {
+    async fn serve(mut self: Box<Self>, mut cmds: mpsc::UnboundedReceiver<PaneCmd>, backlog: Vec<PaneCmd>) {
         for cmd in backlog {
             match self.on_cmd(Some(cmd)).await {
-                Flow::Close(done) => return self.close_then(done).await,
+                Flow::Close(done) => return Box::pin(self.close_then(done)).await,
                 Flow::HandedOver => return,
                 Flow::Continue => {}
             }
@@ -308,7 +309,7 @@ impl PaneTask {
             };
             match step {
                 Step::Cmd(cmd) => match self.on_cmd(cmd).await {
-                    Flow::Close(done) => return self.close_then(done).await,
+                    Flow::Close(done) => return Box::pin(self.close_then(done)).await,
                     Flow::HandedOver => return,
                     Flow::Continue => {}
                 },
@@ -320,7 +321,7 @@ impl PaneTask {
                 }
                 Step::Worker(Some(Incoming::Closed) | None) => {
                     self.worker.ensure_gone().await;
-                    if !self.replace_worker().await {
+                    if !Box::pin(self.replace_worker()).await {
                         self.observer.pane_gone(self.key, Gone::Lost);
                         return;
                     }
@@ -332,9 +333,10 @@ impl PaneTask {
     async fn on_cmd(&mut self, cmd: Option<PaneCmd>) -> Flow {
         match cmd {
             Some(PaneCmd::Request { id, body, reply }) => self.forward(id, *body, reply).await,
-            Some(PaneCmd::Watch { id, body, reply, matches }) => {
-                self.watches.insert(id, ((*body).clone(), matches));
-                self.forward(id, *body, reply).await;
+            Some(PaneCmd::Watch { id, body, reply }) => {
+                let (body, matches) = *body;
+                self.watches.insert(id, (body.clone(), matches));
+                self.forward(id, body, reply).await;
             }
             Some(PaneCmd::Cancel(id)) => {
                 let watched = self.watches.remove(&id).is_some();
@@ -358,7 +360,7 @@ impl PaneTask {
         Flow::Continue
     }
 
-    async fn close_then(self, done: Option<oneshot::Sender<()>>) {
+    async fn close_then(self: Box<Self>, done: Option<oneshot::Sender<()>>) {
         self.close().await;
         if let Some(done) = done {
             let _ = done.send(());
